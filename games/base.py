@@ -1,0 +1,211 @@
+"""The game API: everything a solver may know about a game.
+
+A game is a module in `games/` that defines
+
+* two numba functions at module level, compiled with ``cache=True``, that the solvers'
+  generated kernels call by name:
+
+  - ``primitive(ctx, h, scratch) -> int``: 0 while the game goes on, else the value code
+    for the player to move (for puzzles: WIN at a goal, LOSE at a dead end);
+  - ``children(ctx, h, out, moves, scratch) -> int``: writes the hash of every child into
+    ``out`` and a game-defined move code into ``moves`` (same index), returns how many.
+    Called only on non-primitive positions; it must return at least one child.
+
+  ``ctx`` is the game's own tuple of precomputed arrays (built once per variant) and
+  ``scratch`` an int8 work buffer of ``scratch_size`` cells that the caller owns, so no
+  call allocates.
+
+* a subclass of :class:`Game` that holds the variant, the context, the hash size, the
+  start, and the position-string and move-name conversions.
+
+Optional capabilities are declared by attributes, so adding one never touches the games
+that lack it: ``tiers`` (stage enumeration, see :class:`Tiering`) and ``parents``
+(un-moves; a module function ``parents(ctx, h, out, scratch)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+UNDECIDED, LOSE, DRAW, TIE, WIN = 0, 1, 2, 3, 4
+VALUE_WORDS = {UNDECIDED: "undecided", LOSE: "lose", DRAW: "draw", TIE: "tie", WIN: "win"}
+WORD_VALUES = {w: v for v, w in VALUE_WORDS.items()}
+
+
+class GsolveError(Exception):
+    """An error a user can act on; the command prints its message as one line."""
+
+
+class UnknownGameError(GsolveError):
+    pass
+
+
+class VariantError(GsolveError):
+    pass
+
+
+class PositionError(GsolveError):
+    pass
+
+
+@dataclass(frozen=True)
+class Tier:
+    """A stage of the game: a contiguous range [start, stop) of the game's hash numbering,
+    and the tiers its moves lead to (itself too, when moves can stay inside the tier)."""
+
+    label: str
+    start: int
+    stop: int
+    children: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+
+class Variant:
+    """One variant key: its type, default, allowed range and meaning."""
+
+    def __init__(self, default: int, lo: int, hi: int, help: str):
+        self.default, self.lo, self.hi, self.help = default, lo, hi, help
+
+
+class Game:
+    """Base class of every game; subclasses fill in the class attributes and __init__."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    puzzle: ClassVar[bool] = False
+    loopy: ClassVar[bool] = False
+    variants: ClassVar[dict[str, Variant]] = {}
+
+    # set by __init__ of a subclass
+    ctx: tuple
+    hash_size: int
+    start: int
+    max_children: int
+    scratch_size: int
+    max_remoteness: int = 4095
+
+    def __init__(self, **variant: int):
+        self.variant = self.check_variant(variant)
+
+    # -- variants -------------------------------------------------------------
+    @classmethod
+    def check_variant(cls, given: dict[str, int]) -> dict[str, int]:
+        out = {}
+        for key in given:
+            if key not in cls.variants:
+                known = ", ".join(cls.variants) or "none"
+                raise VariantError(f"{cls.name} has no variant key '{key}' (keys: {known})")
+        for key, spec in cls.variants.items():
+            val = given.get(key, spec.default)
+            if not isinstance(val, int) or not spec.lo <= val <= spec.hi:
+                raise VariantError(
+                    f"{cls.name} variant {key}={val} is out of range {spec.lo}..{spec.hi}")
+            out[key] = val
+        return out
+
+    @property
+    def variant_key(self) -> str:
+        """The variant's identity: its directory name in the database root."""
+        if not self.variant:
+            return "default"
+        return ",".join(f"{k}={v}" for k, v in self.variant.items())
+
+    # -- optional capabilities --------------------------------------------------------
+    has_parents: ClassVar[bool] = False  # the module defines parents(ctx, h, out, scratch)
+
+    def tiers(self) -> list[Tier] | None:
+        """The game's tiers, children before parents not required; None if it has none."""
+        return None
+
+    # -- the module holding primitive/children -------------------------------------
+    @property
+    def module(self) -> str:
+        return type(self).__module__
+
+    # -- positions ------------------------------------------------------------------
+    def to_string(self, h: int) -> str:
+        raise NotImplementedError
+
+    def from_string(self, s: str) -> int:
+        """Hash of a position string; PositionError when it does not parse or cannot be."""
+        raise NotImplementedError
+
+    def move_name(self, h: int, code: int) -> str:
+        return str(code)
+
+    # -- convenience for Python callers (not for hot loops) --------------------------
+    def _buffers(self):
+        return (np.empty(self.max_children, np.int64), np.empty(self.max_children, np.int64),
+                np.empty(self.scratch_size, np.int8))
+
+    def primitive_value(self, h: int) -> int:
+        mod = _module(self.module)
+        return int(mod.primitive(self.ctx, h, np.empty(self.scratch_size, np.int8)))
+
+    def moves(self, h: int) -> list[tuple[str, int]]:
+        """(move name, child hash) for every legal move; none at a primitive position."""
+        if self.primitive_value(h):
+            return []
+        out, codes, scratch = self._buffers()
+        n = _module(self.module).children(self.ctx, h, out, codes, scratch)
+        return [(self.move_name(h, int(codes[i])), int(out[i])) for i in range(n)]
+
+    def analysis_extras(self, solved) -> dict:
+        """Game-specific additions to `gsolve analyze`: extra JSON keys, and "notes", a list
+        of lines for the text output. `solved` is the API object (query, best_moves)."""
+        return {}
+
+    def describe(self) -> str:
+        return f"{self.name} {self.variant_key}"
+
+
+def _module(name: str):
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def parse_variant(text: str | None) -> dict[str, int]:
+    """'width=5,height=4' -> {'width': 5, 'height': 4}."""
+    out: dict[str, int] = {}
+    if not text:
+        return out
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        key, sep, val = part.partition("=")
+        key, val = key.strip(), val.strip()
+        if not sep or not key:
+            raise VariantError(f"bad variant '{part}': expected key=value")
+        if key in out:
+            raise VariantError(f"variant key '{key}' given twice")
+        try:
+            out[key] = int(val)
+        except ValueError:
+            raise VariantError(f"bad variant value '{part}': expected an integer") from None
+    return out
+
+
+def parse_board(text: str, rows: list[int], alphabet: str, game: str) -> list[str]:
+    """Split a '/'-joined board into rows of the given lengths, checking its characters."""
+    parts = text.split("/")
+    if len(parts) != len(rows):
+        raise PositionError(
+            f"{game} position '{text}' should have {len(rows)} rows joined by '/'")
+    cells: list[str] = []
+    for i, (part, n) in enumerate(zip(parts, rows, strict=True)):
+        if len(part) != n:
+            raise PositionError(f"{game} position '{text}': row {i + 1} should have {n} cells")
+        for ch in part:
+            if ch not in alphabet:
+                raise PositionError(
+                    f"{game} position '{text}': '{ch}' is not one of '{alphabet}'")
+        cells.extend(part)
+    return cells

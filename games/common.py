@@ -1,0 +1,51 @@
+"""Helpers shared by several games: line tables and line tests for n-in-a-row games."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def line_table(width: int, height: int, length: int) -> np.ndarray:
+    """Cells (row-major, top row 0) of every horizontal, vertical and diagonal line."""
+    lines = []
+    for r in range(height):
+        for c in range(width):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + i * dr, c + i * dc) for i in range(length)]
+                if all(0 <= rr < height and 0 <= cc < width for rr, cc in cells):
+                    lines.append([rr * width + cc for rr, cc in cells])
+    if not lines:
+        return np.zeros((0, length), dtype=np.int64)
+    return np.array(lines, dtype=np.int64)
+
+
+def lines_through(lines: np.ndarray, ncells: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR index of the lines through each cell: (start offsets, line ids)."""
+    per_cell: list[list[int]] = [[] for _ in range(ncells)]
+    for i, line in enumerate(lines):
+        for cell in line:
+            per_cell[cell].append(i)
+    starts = np.zeros(ncells + 1, dtype=np.int64)
+    for c in range(ncells):
+        starts[c + 1] = starts[c] + len(per_cell[c])
+    ids = np.array([i for cell in per_cell for i in cell], dtype=np.int64)
+    return starts, ids
+
+
+@njit(cache=True, nogil=True)
+def has_line(board, lines, piece):
+    """True when `piece` fills some line of the table."""
+    for i in range(lines.shape[0]):
+        full = True
+        for j in range(lines.shape[1]):
+            if board[lines[i, j]] != piece:
+                full = False
+                break
+        if full:
+            return True
+    return False
+
+
+def board_to_rows(chars: list[str], width: int) -> str:
+    return "/".join("".join(chars[i:i + width]) for i in range(0, len(chars), width))

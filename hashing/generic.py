@@ -1,0 +1,215 @@
+"""Generic hash in the GamesCrafters sense: a dense numbering of boards by piece counts.
+
+A board has `ncells` cells, each holding one of `k` piece types (type k-1 is usually the
+blank). A *combination* is a vector of counts, one per type, summing to `ncells`, within
+each type's [min, max] and accepted by an optional predicate. The hash of a board is
+
+    offset[combination] + turn * arrangements(combination) + rank(arrangement)
+
+where the arrangement rank is a multinomial rank, built as a mixed-radix number of
+combinatorial-number-system ranks: type 0 chooses its cells among all cells, type 1 among
+the cells type 0 left, and so on; the last type takes what remains. Everything the jitted
+functions need lives in a tuple of flat arrays (`HashContext.nb`), so one compiled
+`rank`/`unrank` serves every board, variant and tier, and caches on disk.
+
+A context restricted to one combination (and optionally one turn) is a *tier* context:
+the same functions rank inside the tier from 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numba import njit
+
+# meta[] slots
+NCELLS, NTYPES, TURNS, NCOMBOS, SIZE = range(5)
+
+
+class HashContext:
+    """Precomputed tables of one generic hash (built once per variant or tier)."""
+
+    def __init__(
+        self,
+        ncells: int,
+        bounds: Sequence[tuple[int, int]],
+        predicate: Callable[[tuple[int, ...]], bool] | None = None,
+        turn: bool = False,
+        combos: Sequence[Sequence[int]] | None = None,
+    ):
+        k = len(bounds)
+        if k < 2:
+            raise ValueError("a generic hash needs at least two piece types")
+        if ncells > 62:
+            raise ValueError("a generic hash supports at most 62 cells")
+        self.ncells = ncells
+        self.ntypes = k
+        self.turns = 2 if turn else 1
+        if combos is None:
+            combos = _enumerate_combos(ncells, bounds, predicate)
+        self.combos = [tuple(int(x) for x in c) for c in combos]
+        if not self.combos:
+            raise ValueError("the generic hash has no valid piece-count combination")
+        ncombos = len(self.combos)
+
+        binom = np.zeros((ncells + 1, ncells + 1), dtype=np.int64)
+        for n in range(ncells + 1):
+            for r in range(n + 1):
+                binom[n, r] = math.comb(n, r)
+
+        radix = ncells + 1
+        combo_index = np.full(radix ** (k - 1), -1, dtype=np.int64)
+        combo_counts = np.zeros((ncombos, k), dtype=np.int64)
+        # combo_radix[c, t]: place value of type t's sub-rank in the arrangement rank
+        combo_radix = np.zeros((ncombos, k), dtype=np.int64)
+        combo_offset = np.zeros(ncombos + 1, dtype=np.int64)
+        self.arrangements = []
+        for i, c in enumerate(self.combos):
+            if sum(c) != ncells or len(c) != k:
+                raise ValueError(f"bad piece-count combination {c}")
+            combo_index[_combo_key(c, radix)] = i
+            combo_counts[i] = c
+            bases, left = [], ncells
+            for t in range(k - 1):
+                bases.append(math.comb(left, c[t]))
+                left -= c[t]
+            place = 1
+            for t in range(k - 2, -1, -1):
+                combo_radix[i, t] = place
+                place *= bases[t]
+            self.arrangements.append(place)
+            combo_offset[i + 1] = combo_offset[i] + place * self.turns
+        self.size = int(combo_offset[-1])
+        if self.size >= 2**62:
+            raise ValueError("hash space too large")
+        meta = np.array([ncells, k, self.turns, ncombos, self.size], dtype=np.int64)
+        self.offsets = combo_offset
+        self.nb = (meta, binom, combo_index, combo_counts, combo_radix, combo_offset)
+
+    def tier(self, combo: Sequence[int]) -> HashContext:
+        """A context of one piece-count combination, ranking from 0."""
+        return HashContext(self.ncells, [(0, self.ncells)] * self.ntypes,
+                           turn=self.turns == 2, combos=[combo])
+
+    def combo_id(self, counts: Sequence[int]) -> int:
+        return int(self.nb[2][_combo_key(counts, self.ncells + 1)])
+
+    def rank(self, board: np.ndarray, turn: int = 0) -> int:
+        return int(rank(self.nb, np.asarray(board, dtype=np.int8), turn))
+
+    def unrank(self, h: int) -> tuple[np.ndarray, int]:
+        board = np.empty(self.ncells, dtype=np.int8)
+        turn = unrank(self.nb, h, board)
+        return board, int(turn)
+
+
+def _combo_key(counts: Sequence[int], radix: int) -> int:
+    key = 0
+    for t in range(len(counts) - 2, -1, -1):
+        key = key * radix + counts[t]
+    return key
+
+
+def _enumerate_combos(ncells, bounds, predicate):
+    """All count vectors within bounds summing to ncells, fewest placed pieces first."""
+    k = len(bounds)
+    out = []
+
+    def rec(prefix, left):
+        t = len(prefix)
+        if t == k - 1:
+            lo, hi = bounds[t]
+            if lo <= left <= hi:
+                c = tuple(prefix) + (left,)
+                if predicate is None or predicate(c):
+                    out.append(c)
+            return
+        lo, hi = bounds[t]
+        for n in range(lo, min(hi, left) + 1):
+            rec(prefix + [n], left - n)
+
+    rec([], ncells)
+    out.sort(key=lambda c: (sum(c[:-1]), c))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def rank(ctx, board, turn):
+    """Hash of `board` (piece type per cell) with side `turn`; -1 if its counts are invalid."""
+    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx
+    n = meta[0]
+    k = meta[1]
+    radix = n + 1
+    key = 0
+    place = 1
+    sub = np.int64(0)
+    # first pass: counts, to find the combination
+    for t in range(k - 1):
+        c = 0
+        for i in range(n):
+            if board[i] == t:
+                c += 1
+        key += c * place
+        place *= radix
+    combo = combo_index[key]
+    if combo < 0:
+        return -1
+    for t in range(k - 1):
+        u = 0
+        m = 0
+        r = np.int64(0)
+        for i in range(n):
+            p = board[i]
+            if p < t:
+                continue
+            if p == t:
+                m += 1
+                r += binom[u, m]
+            u += 1
+        sub += r * combo_radix[combo, t]
+    arr = combo_radix[combo, 0] * binom[n, _counts[combo, 0]]
+    return combo_offset[combo] + turn * arr + sub
+
+
+@njit(cache=True, nogil=True)
+def combo_of(ctx, h):
+    """Index of the piece-count combination holding hash h."""
+    combo_offset = ctx[5]
+    return np.searchsorted(combo_offset, h, side="right") - 1
+
+
+@njit(cache=True, nogil=True)
+def unrank(ctx, h, board):
+    """Write the board of hash h into `board`; return the side to move."""
+    meta, binom, _index, counts, combo_radix, combo_offset = ctx
+    n = meta[0]
+    k = meta[1]
+    combo = np.searchsorted(combo_offset, h, side="right") - 1
+    r = h - combo_offset[combo]
+    arr = combo_radix[combo, 0] * binom[n, counts[combo, 0]]
+    turn = r // arr
+    r -= turn * arr
+    last = k - 1
+    for i in range(n):
+        board[i] = last
+    u_t = n
+    for t in range(k - 1):
+        c = counts[combo, t]
+        rt = r // combo_radix[combo, t]
+        r -= rt * combo_radix[combo, t]
+        m = c
+        u = u_t - 1
+        i = n - 1
+        while m > 0:
+            if board[i] == last:
+                b = binom[u, m]
+                if b <= rt:
+                    board[i] = t
+                    rt -= b
+                    m -= 1
+                u -= 1
+            i -= 1
+        u_t -= c
+    return turn

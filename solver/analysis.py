@@ -1,0 +1,58 @@
+"""Whole-database analysis: positions by value and by remoteness, the start, paths."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from games.base import VALUE_WORDS, Game, GsolveError
+from solver.codegen import kernels
+from solver.database import Database
+
+ORDER = (4, 1, 3, 2)  # win, lose, tie, draw
+
+
+def analyze(db: Database) -> dict:
+    game = db.game
+    counts = np.zeros(8, np.int64)
+    by_rem: dict[int, np.ndarray] = {}
+    for _a, value, rem in db.chunks():
+        counts += np.bincount(value, minlength=8)[:8]
+        reached = value != 0
+        if not reached.any():
+            continue
+        v, r = value[reached], rem[reached].astype(np.int64)
+        hist = np.zeros((int(r.max()) + 1, 8), np.int64)
+        np.add.at(hist, (r, v), 1)
+        for rr in np.nonzero(hist.sum(axis=1))[0]:
+            by_rem.setdefault(int(rr), np.zeros(8, np.int64))
+            by_rem[int(rr)] += hist[rr]
+    sv, sr = db.lookup(game.start)
+    remoteness = {}
+    for rr in sorted(by_rem):
+        row = {VALUE_WORDS[v]: int(by_rem[rr][v]) for v in ORDER if by_rem[rr][v]}
+        if row:
+            remoteness[rr] = row
+    return {
+        "game": game.name,
+        "variant": game.variant_key,
+        "positions": int(counts[1:5].sum()),
+        "values": {VALUE_WORDS[v]: int(counts[v]) for v in ORDER if counts[v]},
+        "remoteness": remoteness,
+        "start": {"position": game.to_string(game.start), "value": VALUE_WORDS[sv],
+                  "remoteness": sr if sv in (1, 3, 4) else None},
+        "max_remoteness": max((r for r, row in remoteness.items()
+                               if set(row) - {"draw"}), default=0),
+    }
+
+
+def count_paths(game: Game) -> dict[str, int]:
+    """Distinct move sequences from the start to an end, by the end's value."""
+    k = kernels(game.module, "solver.kernels.paths")
+    counts, status = k.count_paths(game.ctx, game.hash_size, game.start, game.max_children,
+                                   game.scratch_size)
+    if status == 1:
+        raise GsolveError(f"{game.name} is loopy: its move sequences are endless, so --paths "
+                          "does not apply")
+    if status == 2:
+        raise GsolveError(f"{game.name}: a path count passed 2^62")
+    return {VALUE_WORDS[v]: int(counts[v]) for v in ORDER if counts[v]}

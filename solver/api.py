@@ -1,0 +1,99 @@
+"""The public Python API: open a solved game variant and ask it about positions.
+
+    >>> import solver
+    >>> ttt = solver.open("tictactoe")
+    >>> ttt.query("X--/-O-/--X").value
+    'tie'
+    >>> [m.move for m in ttt.best_moves("X--/-O-/--X")]
+    [...]
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from games import get_game
+from games.base import VALUE_WORDS, Game, PositionError
+from solver.database import Database
+
+HAS_REMOTENESS = ("win", "lose", "tie")
+GOODNESS = {"lose": 1, "draw": 2, "tie": 3, "win": 4}
+
+
+@dataclass(frozen=True)
+class Move:
+    move: str
+    position: str
+    value: str
+    remoteness: int | None
+
+
+@dataclass(frozen=True)
+class PositionInfo:
+    position: str
+    value: str
+    remoteness: int | None
+    moves: list[Move] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Solved:
+    """A solved game variant, read from its database."""
+
+    def __init__(self, game: Game, db: str | Path | None = None):
+        self.game = game
+        self.db = Database.open(game, db)
+
+    def __repr__(self) -> str:
+        return f"Solved({self.game.name!r}, {self.game.variant_key!r}, {str(self.db.path)!r})"
+
+    @property
+    def start(self) -> str:
+        return self.game.to_string(self.game.start)
+
+    def hash(self, position: str) -> int:
+        return self.game.from_string(position)
+
+    def lookup(self, h: int) -> tuple[str, int | None]:
+        """(value word, remoteness) of a hash; PositionError if it is not reachable."""
+        v, r = self.db.lookup(h)
+        if v == 0:
+            raise PositionError(
+                f"{self.game.name} position '{self.game.to_string(h)}' cannot be reached "
+                "from the start")
+        word = VALUE_WORDS[v]
+        if self.game.puzzle and word == "lose":
+            return word, None
+        return word, (r if word in HAS_REMOTENESS else None)
+
+    def query(self, position: str | None = None) -> PositionInfo:
+        """Value, remoteness and every move with its child's value (the start if None)."""
+        h = self.game.start if position is None else self.hash(position)
+        value, rem = self.lookup(h)
+        moves = []
+        for name, child in self.game.moves(h):
+            cv, cr = self.lookup(child)
+            moves.append(Move(name, self.game.to_string(child), cv, cr))
+        return PositionInfo(self.game.to_string(h), value, rem, moves)
+
+    def best_moves(self, position: str | None = None) -> list[Move]:
+        """The moves that keep the position's value, fastest win / slowest loss first."""
+        info = self.query(position)
+        if not info.moves:
+            return []
+        if self.game.puzzle:
+            good = [m for m in info.moves if m.value == "win"]
+            return sorted(good, key=lambda m: m.remoteness)
+        want = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}[info.value]
+        good = [m for m in info.moves if m.value == want]
+        if info.value == "lose":
+            return sorted(good, key=lambda m: -m.remoteness)
+        return sorted(good, key=lambda m: m.remoteness or 0)
+
+
+def open(game: str, variant: str | dict | None = None, db: str | Path | None = None) -> Solved:
+    """Open the solved database of `game` (in `variant`) under `db` (default ./gsolve-db)."""
+    return Solved(get_game(game, variant), db)

@@ -1,0 +1,74 @@
+"""Timing one solve in memory: compile (or cache load) time, solve time, memory."""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import resource
+import time
+import tracemalloc
+
+from games import get_game
+
+
+def machine() -> str:
+    import os
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def run_benchmark(game: str, variant: str | None = None, method: str | None = None) -> dict:
+    from solver.parallel import threads
+    from solver.solve import METHODS, applicable_methods
+
+    g = get_game(game, variant)
+    method = method or applicable_methods(g)[0]
+    module = importlib.import_module(METHODS[method])
+    t0 = time.perf_counter()
+    module.warm_up(g)
+    t1 = time.perf_counter()
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    t2 = time.perf_counter()
+    rec = module.solve(g)
+    t3 = time.perf_counter()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    positions = int(((rec & 7) != 0).sum()) if rec is not None else None
+    solve_s = t3 - t2
+    return {
+        "game": g.name, "variant": g.variant_key, "method": method, "threads": threads(),
+        "hash_size": g.hash_size, "positions": positions,
+        "compile_seconds": round(t1 - t0, 4), "solve_seconds": round(solve_s, 4),
+        "positions_per_second": round(positions / solve_s) if solve_s > 0 else None,
+        "bytes_per_position": round(peak / g.hash_size, 3),
+        "peak_rss_growth_mib": round(max(0, rss1 - rss0) / 1024, 1),
+    }
+
+
+COLUMNS = [("game", "game"), ("variant", "variant"), ("method", "method"),
+           ("threads", "thr"), ("positions", "positions"), ("compile_seconds", "compile s"),
+           ("solve_seconds", "solve s"), ("positions_per_second", "positions/s"),
+           ("bytes_per_position", "bytes/pos")]
+
+
+def format_rows(rows: list[dict]) -> str:
+    def cell(v):
+        if isinstance(v, int) and not isinstance(v, bool):
+            return f"{v:,}"
+        return str(v)
+
+    table = [[h for _, h in COLUMNS]] + [[cell(r.get(k)) for k, _ in COLUMNS] for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True))
+                     for row in table)

@@ -1,0 +1,275 @@
+"""The `gsolve` command. `gsolve GAME ...` is short for `gsolve solve GAME ...`.
+
+Every error a user can cause prints one line on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from games.base import GsolveError
+
+EXIT_USER = 2
+
+
+class DefaultToSolve(click.Group):
+    """A group whose unknown first word is a game name for `solve`."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["solve", *args]
+        return super().parse_args(ctx, args)
+
+
+def variant_option(f):
+    return click.option("--variant", "-V", "variant", default=None, metavar="KEY=VAL[,..]",
+                        help="Variant of the game, e.g. width=5,height=4.")(f)
+
+
+def db_option(f):
+    return click.option("--db", "db", default=None, metavar="DIR", envvar="GSOLVE_DB",
+                        help="Database root (default ./gsolve-db, or $GSOLVE_DB).")(f)
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Output JSON.")(f)
+
+
+@click.group(cls=DefaultToSolve, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gsolve", prog_name="gsolve")
+def cli():
+    """Strong solver for games and puzzles: solve, query, analyze.
+
+    \b
+    gsolve tictactoe                      solve (bottom-up sweeps by default)
+    gsolve query tictactoe X--/-O-/--X    value, remoteness and moves of a position
+    gsolve analyze tictactoe --paths      counts by value and remoteness
+    gsolve list                           games, variants and methods
+    """
+
+
+@cli.command()
+@click.argument("game")
+@variant_option
+@click.option("--method", "-m", default=None,
+              help="bottomup, dfs, tiers or retrograde (default: the game's first).")
+@db_option
+@click.option("--force", is_flag=True, help="Solve again even if a complete database exists.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@json_option
+def solve(game, variant, method, db, force, quiet, as_json):
+    """Solve GAME and store every reachable position's value and remoteness."""
+    from games import get_game
+    from solver.progress import Progress, RichProgress
+    from solver.solve import solve as run_solve
+
+    g = get_game(game, variant)
+    show = not quiet and not as_json and sys.stderr.isatty()
+    progress = RichProgress(f"{g.name} {g.variant_key}") if show else Progress()
+    try:
+        result = run_solve(g, method, db, force, progress)
+    finally:
+        progress.close()
+    if as_json:
+        click.echo(json.dumps({
+            "game": result.game, "variant": result.variant, "method": result.method,
+            "database": str(result.path), "reused": result.reused,
+            "positions": result.positions, "hash_size": result.hash_size,
+            "values": result.values,
+            "start": {"position": g.to_string(g.start), "value": result.start_value,
+                      "remoteness": result.start_remoteness},
+            "max_remoteness": result.max_remoteness,
+            "compile_seconds": round(result.compile_seconds, 4),
+            "solve_seconds": round(result.solve_seconds, 4),
+        }))
+        return
+    if result.reused:
+        click.echo(f"{g.name} {g.variant_key}: already solved ({result.method}) in "
+                   f"{result.path}; use --force to solve again")
+    else:
+        click.echo(f"solved {g.name} {g.variant_key} with {result.method} -> {result.path}")
+    start = result.start_value + (f" in {result.start_remoteness}"
+                                  if result.start_remoteness is not None else "")
+    rows = [
+        ("reachable positions", f"{result.positions:,} (hash space {result.hash_size:,})"),
+        ("by value", ", ".join(f"{w} {n:,}" for w, n in result.values.items())),
+        ("start", f"{g.to_string(g.start)}  {start}"),
+        ("largest remoteness", str(result.max_remoteness)),
+    ]
+    if not result.reused:
+        rows += [
+            ("time", f"solve {result.solve_seconds:.3f} s, compile/load "
+                     f"{result.compile_seconds:.3f} s, write {result.write_seconds:.3f} s"),
+            ("speed", f"{result.positions_per_second:,.0f} positions/s"),
+        ]
+    for k, v in rows:
+        click.echo(f"  {k:<20} {v}")
+
+
+def _word(value, rem):
+    return value if rem is None else f"{value} in {rem}"
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("positions", nargs=-1)
+@variant_option
+@db_option
+@json_option
+def query(game, positions, variant, db, as_json):
+    """Value, remoteness and moves of POSITIONS (the start if none; '-' reads stdin)."""
+    import solver.api as api
+
+    solved = api.open(game, variant, db)
+    if positions == ("-",):
+        positions = tuple(line.strip() for line in sys.stdin if line.strip())
+    elif not positions:
+        positions = (None,)
+    failed = 0
+    for pos in positions:
+        try:
+            info = solved.query(pos)
+        except GsolveError as e:
+            failed += 1
+            click.echo(f"gsolve: error: {e}", err=True)
+            continue
+        if as_json:
+            click.echo(json.dumps(info.to_dict()))
+            continue
+        click.echo(f"{info.position}  {_word(info.value, info.remoteness)}")
+        if not info.moves:
+            click.echo("  (game over)")
+        best = {m.move for m in solved.best_moves(info.position)}
+        for m in info.moves:
+            mark = "*" if m.move in best else " "
+            click.echo(f"  {mark} {m.move:<6} {m.position}  {_word(m.value, m.remoteness)}")
+    if failed:
+        sys.exit(EXIT_USER)
+
+
+@cli.command()
+@click.argument("game")
+@variant_option
+@db_option
+@json_option
+@click.option("--paths", is_flag=True,
+              help="Also count move sequences from the start to each kind of end.")
+def analyze(game, variant, db, as_json, paths):
+    """Reachable positions by value and by remoteness, the start, the longest game."""
+    import solver.api as api
+    from solver.analysis import analyze as run_analyze
+    from solver.analysis import count_paths
+
+    solved = api.open(game, variant, db)
+    g = solved.game
+    report = run_analyze(solved.db)
+    if paths:
+        report["paths"] = count_paths(g)
+    report.update(g.analysis_extras(solved))
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    click.echo(f"{g.name} {g.variant_key}: {report['positions']:,} reachable positions")
+    start = report["start"]
+    click.echo(f"start {start['position']}: {_word(start['value'], start['remoteness'])}")
+    click.echo(f"largest remoteness {report['max_remoteness']}")
+    words = [w for w in ("win", "lose", "tie", "draw") if w in report["values"]]
+    click.echo("")
+    click.echo(f"{'remoteness':>10} " + " ".join(f"{w:>10}" for w in words) + f" {'total':>10}")
+    for rem, row in report["remoteness"].items():
+        label = "-" if set(row) <= {"draw"} or (g.puzzle and set(row) <= {"lose"}) else rem
+        cells = " ".join(f"{row.get(w, 0):>10,}" for w in words)
+        click.echo(f"{label!s:>10} {cells} {sum(row.values()):>10,}")
+    cells = " ".join(f"{report['values'][w]:>10,}" for w in words)
+    click.echo(f"{'total':>10} {cells} {report['positions']:>10,}")
+    if paths:
+        click.echo("")
+        click.echo("move sequences from the start, by how they end: " + ", ".join(
+            f"{w} {n:,}" for w, n in report["paths"].items()))
+    for line in report.get("notes", []):
+        click.echo(line)
+
+
+@cli.command(name="list")
+@json_option
+def list_games(as_json):
+    """Games, their variants with defaults, and the methods that apply."""
+    from games.registry import available, game_class
+    from solver.solve import applicable_methods
+
+    rows = []
+    for name in available():
+        cls = game_class(name)
+        rows.append({
+            "game": name, "title": cls.title, "puzzle": cls.puzzle, "loopy": cls.loopy,
+            "variants": {k: {"default": v.default, "min": v.lo, "max": v.hi, "help": v.help}
+                         for k, v in cls.variants.items()},
+            "methods": applicable_methods(cls),
+        })
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    for r in rows:
+        kind = "puzzle" if r["puzzle"] else "two-player"
+        kind += ", loopy" if r["loopy"] else ""
+        click.echo(f"{r['game']:<14} {r['title']} ({kind})")
+        click.echo(f"{'':<14} methods: {', '.join(r['methods'])}")
+        for k, v in r["variants"].items():
+            click.echo(f"{'':<14} -V {k}={v['default']}  ({v['min']}..{v['max']}) {v['help']}")
+
+
+@cli.command()
+@click.argument("game")
+@variant_option
+@click.option("--method", "-m", default=None, help="Method to time (default: the game's first).")
+@json_option
+def bench(game, variant, method, as_json):
+    """Time a solve in memory: compile/load time, solve time, positions/s, bytes/position."""
+    from solver.bench import run_benchmark
+
+    row = run_benchmark(game, variant, method)
+    if as_json:
+        click.echo(json.dumps(row))
+    else:
+        from solver.bench import format_rows
+
+        click.echo(format_rows([row]))
+
+
+def main(argv=None) -> int:
+    try:
+        rv = cli.main(args=argv, prog_name="gsolve", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except GsolveError as e:
+        click.echo(f"gsolve: error: {e}", err=True)
+        return EXIT_USER
+    except click.exceptions.NoArgsIsHelpError as e:
+        click.echo(e.ctx.get_help())
+        return 0
+    except click.UsageError as e:
+        click.echo(f"gsolve: error: {e.format_message()}", err=True)
+        return EXIT_USER
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.Abort:
+        click.echo("gsolve: interrupted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        click.echo("gsolve: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # a bug: still one line for the user
+        if os.environ.get("GSOLVE_DEBUG"):
+            raise
+        click.echo(f"gsolve: internal error: {type(e).__name__}: {e} "
+                   "(set GSOLVE_DEBUG=1 for a traceback)", err=True)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

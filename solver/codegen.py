@@ -1,0 +1,95 @@
+"""Instantiate kernel templates for one game, as real files, so numba's disk cache hits.
+
+numba cannot cache a function that receives another jitted function as an argument or
+closes over one: the callee's identity is part of the compiled signature, and it changes
+every run. So each kernel template in `solver/kernels/` refers to the game's functions by
+fixed global names (``game_primitive``, ``game_children``, ...), bound on one marker line.
+This module writes a copy of the template with that line replaced by an import from the
+game's module, into a cache folder, and imports it. The file name carries a digest of
+every source the compiled code depends on, so a changed game or template gets a fresh
+file (and compile), while an unchanged one loads from numba's cache in milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numba
+
+MARKER = "game_primitive = game_children = game_parents = None  # bound by solver/codegen.py"
+_ROOT = Path(__file__).resolve().parent.parent
+_loaded: dict[tuple[str, str], object] = {}
+
+
+def cache_dir() -> Path:
+    """Where generated kernels (and numba's cache of them) live."""
+    env = os.environ.get("GSOLVE_CACHE")
+    if env:
+        base = Path(env)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = (Path(xdg) if xdg else Path.home() / ".cache") / "gsolve"
+    path = base / "kernels"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".probe"
+        probe.touch()
+        return path
+    except OSError:
+        path = Path(tempfile.gettempdir()) / f"gsolve-{os.getuid()}" / "kernels"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+def _module_file(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"cannot find module {name}")
+    return Path(spec.origin)
+
+
+def _dependencies(game_module: str, template: str) -> list[Path]:
+    """Sources whose code ends up inlined in the kernels."""
+    files = {_module_file(template), _module_file(game_module)}
+    for pkg in ("hashing", "games"):
+        files.update(p for p in (_ROOT / pkg).glob("*.py"))
+    return sorted(files)
+
+
+def kernels(game_module: str, template: str):
+    """The module of `template` kernels bound to the functions of `game_module`."""
+    key = (game_module, template)
+    if key in _loaded:
+        return _loaded[key]
+    digest = hashlib.sha256(numba.__version__.encode())
+    for f in _dependencies(game_module, template):
+        digest.update(f.name.encode())
+        digest.update(f.read_bytes())
+    src = _module_file(template).read_text()
+    if MARKER not in src:
+        raise RuntimeError(f"kernel template {template} lacks the binding marker line")
+    game_mod = importlib.import_module(game_module)
+    names = [n for n in ("primitive", "children", "parents") if hasattr(game_mod, n)]
+    binding = f"from {game_module} import " + ", ".join(f"{n} as game_{n}" for n in names)
+    binding += "".join(f"\ngame_{n} = None" for n in ("parents",) if n not in names)
+    src = src.replace(MARKER, binding)
+    modname = "gsolve_{}_{}_{}".format(
+        template.rsplit(".", 1)[-1], game_module.rsplit(".", 1)[-1], digest.hexdigest()[:16])
+    folder = cache_dir()
+    path = folder / f"{modname}.py"
+    if not path.exists() or path.read_text() != src:
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(src)
+        os.replace(tmp, path)
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    module = importlib.import_module(modname)
+    _loaded[key] = module
+    return module

@@ -1,0 +1,124 @@
+"""Bottom-up sweeps (the zero-memory solver of the GamesCrafters notes).
+
+Every kernel sweeps one block [lo, hi) of the hash range without the GIL; the solver runs
+blocks on a thread pool (solver.parallel). Each position's record is
+written only by the thread that owns it, except the visit sweep's "reached" marks, which
+only ever set the same bits (a benign race that the fixed-point loop absorbs). Decisions in
+sweep i read only records decided in earlier sweeps (remoteness i-1), so the result does
+not depend on the order or the number of threads.
+"""
+
+import numpy as np
+from numba import njit
+
+from solver.kernels.records import LOSE, PENDING, SHIFT, VALUE_MASK, VISITED, WIN
+
+game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+
+
+@njit(cache=True, nogil=True)
+def visit(ctx, rec, lo, hi, max_children, scratch_size):
+    """Expand every reached, unexpanded position in [lo, hi): primitives get their value,
+    others mark their children reached. Returns how many positions were newly reached."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    count = 0
+    for h in range(lo, hi):
+        if rec[h] & VALUE_MASK != PENDING:
+            continue
+        v = game_primitive(ctx, h, scratch)
+        if v != 0:
+            rec[h] = VISITED | v
+            continue
+        rec[h] = VISITED
+        n = game_children(ctx, h, out, moves, scratch)
+        for j in range(n):
+            c = out[j]
+            if rec[c] == 0:
+                rec[c] = VISITED | PENDING
+                count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def resolve_winlose(ctx, rec, lo, hi, i, max_children, scratch_size):
+    """Decide the positions of remoteness i: WIN with a LOSE child of remoteness i-1,
+    LOSE when every child is a WIN and the largest remoteness among them is i-1."""
+    prev = i - 1
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    count = 0
+    for h in range(lo, hi):
+        if rec[h] != VISITED:
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        win = False
+        all_win = True
+        longest = -1
+        for j in range(n):
+            r = rec[out[j]]
+            v = r & VALUE_MASK
+            rem = r >> SHIFT
+            if v == LOSE and rem == prev:
+                win = True
+                break
+            if v == WIN and rem <= prev:
+                if rem > longest:
+                    longest = rem
+            else:
+                all_win = False
+        if win:
+            rec[h] = VISITED | WIN | (i << SHIFT)
+            count += 1
+        elif all_win and longest == prev:
+            rec[h] = VISITED | LOSE | (i << SHIFT)
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def resolve_reach(ctx, rec, lo, hi, i, target, max_children, scratch_size):
+    """Positions still undecided with a `target` child of remoteness i-1 become `target`
+    with remoteness i: TIE for two-player games, WIN (a goal reachable) for puzzles."""
+    want = target | ((i - 1) << SHIFT)
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    count = 0
+    for h in range(lo, hi):
+        if rec[h] != VISITED:
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        for j in range(n):
+            if rec[out[j]] & ~VISITED == want:
+                rec[h] = VISITED | target | (i << SHIFT)
+                count += 1
+                break
+    return count
+
+
+@njit(cache=True, nogil=True)
+def fill_undecided(rec, lo, hi, value):
+    """Every visited position still undecided gets `value` (DRAW, or LOSE in puzzles)."""
+    count = 0
+    for h in range(lo, hi):
+        if rec[h] == VISITED:
+            rec[h] = VISITED | value
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def visited_bounds(rec):
+    """[first, last + 1) of the visited positions."""
+    lo = 0
+    n = rec.shape[0]
+    while lo < n and rec[lo] == 0:
+        lo += 1
+    hi = n
+    while hi > lo and rec[hi - 1] == 0:
+        hi -= 1
+    return lo, hi
+

@@ -1,0 +1,130 @@
+"""Solving a game variant with a chosen method and storing the result."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from games.base import VALUE_WORDS, Game, GsolveError
+from solver.database import CHUNK, Database, DatabaseError, group_path, now, write_arrays
+from solver.kernels.records import SHIFT, VALUE_MASK, split_records
+from solver.progress import Progress
+
+# method -> (module, what it needs from the game)
+METHODS: dict[str, str] = {
+    "bottomup": "solver.bottomup",
+}
+
+
+def applicable_methods(game: Game | type[Game]) -> list[str]:
+    """Methods that can solve this game, the preferred first."""
+    return [m for m in METHODS if _method_module(m).applies(game)]
+
+
+def _method_module(method: str):
+    if method not in METHODS:
+        raise GsolveError(f"unknown method '{method}' (methods: {', '.join(METHODS)})")
+    return importlib.import_module(METHODS[method])
+
+
+@dataclass
+class SolveResult:
+    game: str
+    variant: str
+    method: str
+    path: Path
+    reused: bool
+    positions: int
+    hash_size: int
+    values: dict[str, int]
+    start_value: str
+    start_remoteness: int | None
+    max_remoteness: int
+    compile_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    write_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def positions_per_second(self) -> float:
+        return self.positions / self.solve_seconds if self.solve_seconds > 0 else float("inf")
+
+
+def _summary_attrs(rec: np.ndarray, start: int) -> dict:
+    values = np.bincount(rec & VALUE_MASK, minlength=8)
+    sv, sr = int(rec[start] & VALUE_MASK), int(rec[start] >> SHIFT)
+    return {
+        "positions": int(values[1:5].sum()),
+        "values": {VALUE_WORDS[v]: int(values[v]) for v in (4, 1, 3, 2) if values[v]},
+        "start_value": VALUE_WORDS[sv],
+        "start_remoteness": sr if sv in (1, 3, 4) else None,
+        "max_remoteness": int((rec >> SHIFT).max()) if rec.size else 0,
+    }
+
+
+def record_chunks(rec: np.ndarray):
+    """Database pieces (start, value, remoteness) from solve-time records."""
+    for a in range(0, rec.shape[0], CHUNK):
+        part = rec[a:a + CHUNK]
+        value = np.empty(part.shape[0], np.uint8)
+        rem = np.empty(part.shape[0], part.dtype)
+        split_records(part, value, rem)
+        yield a, value, rem
+
+
+def _result(game, path, attrs, reused, **times) -> SolveResult:
+    return SolveResult(
+        game=game.name, variant=game.variant_key, method=attrs["method"], path=path,
+        reused=reused, positions=attrs["positions"], hash_size=game.hash_size,
+        values=attrs["values"], start_value=attrs["start_value"],
+        start_remoteness=attrs["start_remoteness"], max_remoteness=attrs["max_remoteness"],
+        **times)
+
+
+def solve(game: Game, method: str | None = None, root: str | Path | None = None,
+          force: bool = False, progress: Progress | None = None) -> SolveResult:
+    """Solve `game` into the database under `root` unless a complete one is there."""
+    methods = applicable_methods(game)
+    method = method or methods[0]
+    module = _method_module(method)
+    if method not in methods:
+        raise GsolveError(module.why_not(game))
+    path = group_path(root, game)
+    if not force:
+        try:
+            db = Database(path, game)
+            return _result(game, path, db.attrs, True,
+                           solve_seconds=float(db.attrs.get("solve_seconds", 0.0)))
+        except DatabaseError:
+            if (path / "zarr.json").exists() and not _unfinished(path):
+                raise
+    progress = progress or Progress()
+    started = now()
+    t0 = time.perf_counter()
+    module.warm_up(game)
+    t1 = time.perf_counter()
+    rec = module.solve(game, progress)
+    t2 = time.perf_counter()
+    attrs = _summary_attrs(rec, game.start)
+    attrs["solve_seconds"] = round(t2 - t1, 6)
+    progress.update("write", 1, str(path))
+    write_arrays(path, game, method, started, record_chunks(rec), attrs["max_remoteness"],
+                 extra=attrs)
+    t3 = time.perf_counter()
+    attrs["method"] = method
+    return _result(game, path, attrs, False, compile_seconds=t1 - t0, solve_seconds=t2 - t1,
+                   write_seconds=t3 - t2)
+
+
+def _unfinished(path: Path) -> bool:
+    import json
+
+    try:
+        meta = json.loads((path / "zarr.json").read_text())
+        return not meta.get("attributes", {}).get("complete", False)
+    except (OSError, ValueError):
+        return False
