@@ -114,7 +114,7 @@ def _word(value, rem):
     return value if rem is None else f"{value} in {rem}"
 
 
-@cli.command()
+@cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("game")
 @click.argument("positions", nargs=-1)
 @variant_option
@@ -148,7 +148,7 @@ def query(game, positions, variant, db, as_json):
             mark = "*" if m.move in best else " "
             click.echo(f"  {mark} {m.move:<6} {m.position}  {_word(m.value, m.remoteness)}")
     if failed:
-        sys.exit(EXIT_USER)
+        raise click.exceptions.Exit(EXIT_USER)
 
 
 @cli.command()

@@ -12,6 +12,7 @@ file (and compile), while an unchanged one loads from numba's cache in milliseco
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -23,7 +24,7 @@ from pathlib import Path
 import numba
 
 MARKER = "game_primitive = game_children = game_parents = None  # bound by solver/codegen.py"
-_ROOT = Path(__file__).resolve().parent.parent
+_OURS = ("games", "hashing", "solver")
 _loaded: dict[tuple[str, str], object] = {}
 
 
@@ -55,11 +56,26 @@ def _module_file(name: str) -> Path:
 
 
 def _dependencies(game_module: str, template: str) -> list[Path]:
-    """Sources whose code ends up inlined in the kernels."""
-    files = {_module_file(template), _module_file(game_module)}
-    for pkg in ("hashing", "games"):
-        files.update(p for p in (_ROOT / pkg).glob("*.py"))
-    return sorted(files)
+    """Sources whose code can end up inlined in the kernels: the template, the game module
+    and everything of ours they import, transitively."""
+    seen: dict[str, Path] = {}
+    todo = [template, game_module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        try:
+            path = _module_file(name)
+        except ImportError:
+            continue
+        seen[name] = path
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                todo.append(node.module)
+            elif isinstance(node, ast.Import):
+                todo.extend(a.name for a in node.names)
+        todo = [t for t in todo if t.split(".")[0] in _OURS]
+    return sorted(seen.values())
 
 
 def kernels(game_module: str, template: str):

@@ -1,0 +1,60 @@
+"""Tic-tac-toe end to end, against the independent reference solver."""
+
+import pytest
+import reference
+
+from games import get_game
+from solver.api import Solved
+from solver.solve import applicable_methods, solve
+
+WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return reference.solve(reference.TicTacToe())
+
+
+@pytest.mark.parametrize("method", applicable_methods(get_game("tictactoe")))
+def test_every_reachable_position_matches_reference(method, ref, tmp_path):
+    game = get_game("tictactoe")
+    result = solve(game, method, root=tmp_path)
+    assert result.positions == len(ref) == 5478
+    solved = Solved(game, tmp_path)
+    for position, (value, rem) in ref.items():
+        info = solved.query(position)
+        assert info.value == WORD[value], position
+        assert info.remoteness == (rem if value != 2 else None), position
+    values = solved.db.value_array[:]
+    assert int((values != 0).sum()) == len(ref)
+
+
+def test_known_counts(tmp_path):
+    game = get_game("tictactoe")
+    result = solve(game, root=tmp_path)
+    assert result.values == {"win": 2836, "lose": 1574, "tie": 1068}
+    assert (result.start_value, result.start_remoteness) == ("tie", 9)
+
+
+def test_hand_checked_positions(tmp_path):
+    game = get_game("tictactoe")
+    solve(game, root=tmp_path)
+    s = Solved(game, tmp_path)
+    # O to move against two threats (top row, left column): O loses in 2
+    assert (s.query("XX-/XOO/---").value, s.query("XX-/XOO/---").remoteness) == ("lose", 2)
+    # X to move completes the top row at cell 3
+    info = s.query("XX-/OO-/---")
+    assert (info.value, info.remoteness) == ("win", 1)
+    assert [m.move for m in s.best_moves("XX-/OO-/---")] == ["3"]
+    # a finished game: O just lost to a row of X
+    done = s.query("XXX/OO-/---")
+    assert (done.value, done.remoteness, done.moves) == ("lose", 0, [])
+    # a full board without a line
+    full = s.query("XOX/XOO/OXX")
+    assert (full.value, full.remoteness) == ("tie", 0)
+
+
+def test_roundtrip_strings():
+    game = get_game("tictactoe")
+    for h in range(game.hash_size):
+        assert game.from_string(game.to_string(h)) == h
