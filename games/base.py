@@ -126,7 +126,15 @@ class Game:
     # -- the module holding primitive/children -------------------------------------
     @property
     def module(self) -> str:
-        return type(self).__module__
+        """The module whose primitive/children implement this class (a subclass may live
+        elsewhere, e.g. in a test, and inherit its rules)."""
+        import sys
+
+        for cls in type(self).__mro__:
+            mod = sys.modules.get(cls.__module__)
+            if mod is not None and hasattr(mod, "primitive") and hasattr(mod, "children"):
+                return cls.__module__
+        raise TypeError(f"{type(self).__name__}: no module defines primitive and children")
 
     # -- positions ------------------------------------------------------------------
     def to_string(self, h: int) -> str:
@@ -163,6 +171,20 @@ class Game:
 
     def describe(self) -> str:
         return f"{self.name} {self.variant_key}"
+
+
+def hash_tiers(hash_ctx, label, child_counts) -> list[Tier]:
+    """One tier per piece-count combination of a HashContext (contiguous hash blocks).
+
+    label(counts) names a tier; child_counts(counts) lists the counts its moves lead to
+    (the counts themselves when a move can keep them)."""
+    index = {c: i for i, c in enumerate(hash_ctx.combos)}
+    out = []
+    for i, counts in enumerate(hash_ctx.combos):
+        kids = tuple(sorted({index[c] for c in child_counts(counts) if c in index}))
+        out.append(Tier(label(counts), int(hash_ctx.offsets[i]), int(hash_ctx.offsets[i + 1]),
+                        kids))
+    return out
 
 
 def _module(name: str):

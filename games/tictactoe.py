@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.base import LOSE, TIE, Game, PositionError, parse_board
+from games.base import LOSE, TIE, Game, PositionError, Tier, hash_tiers, parse_board
 from games.common import board_to_rows, has_line, line_table
 from hashing import HashContext
 from hashing.generic import rank, unrank
@@ -78,6 +78,15 @@ class TicTacToe(Game):
         self.scratch_size = 9
         self.max_remoteness = 9
         self.start = self.hash.rank(np.full(9, BLANK, dtype=np.int8))
+
+    def tiers(self) -> list[Tier]:
+        """By pieces placed: each tier is one (x, o) count, its moves lead to the next."""
+
+        def kids(c):
+            x, o, blank = c
+            return [(x + 1, o, blank - 1) if x == o else (x, o + 1, blank - 1)]
+
+        return hash_tiers(self.hash, lambda c: f"{c[0] + c[1]} pieces", kids)
 
     def to_string(self, h: int) -> str:
         board, _ = self.hash.unrank(h)

@@ -47,6 +47,22 @@ def warm_up(game: Game) -> None:
     k.visited_bounds(rec)
 
 
+def visit_all(game: Game, dtype, progress: Progress) -> np.ndarray:
+    """Records with every position reachable from the start marked, primitives valued."""
+    k = load(game)
+    rec = np.zeros(game.hash_size, dtype)
+    rec[game.start] = VISITED | PENDING
+    reached, sweep = 1, 0
+    while True:
+        sweep += 1
+        new = run_blocks(k.visit, (game.ctx, rec), 0, game.hash_size, game.max_children,
+                         game.scratch_size)
+        reached += new
+        progress.update("visit", sweep, f"{reached:,} positions reached")
+        if new == 0:
+            return rec
+
+
 def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     """Records of every position (see solver.kernels.records)."""
     progress = progress or Progress()
@@ -54,16 +70,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     dtype = record_dtype(game.max_remoteness)
     limit = max_record_remoteness(dtype)
-    rec = np.zeros(game.hash_size, dtype)
-    rec[game.start] = VISITED | PENDING
-    reached, sweep = 1, 0
-    while True:
-        sweep += 1
-        new = run_blocks(k.visit, (ctx, rec), 0, game.hash_size, mc, ss)
-        reached += new
-        progress.update("visit", sweep, f"{reached:,} positions reached")
-        if new == 0:
-            break
+    rec = visit_all(game, dtype, progress)
     lo, hi = k.visited_bounds(rec)
 
     def sweeps(kernel, phase, *args):

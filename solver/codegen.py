@@ -93,7 +93,8 @@ def kernels(game_module: str, template: str):
     game_mod = importlib.import_module(game_module)
     names = [n for n in ("primitive", "children", "parents") if hasattr(game_mod, n)]
     binding = f"from {game_module} import " + ", ".join(f"{n} as game_{n}" for n in names)
-    binding += "".join(f"\ngame_{n} = None" for n in ("parents",) if n not in names)
+    if "parents" not in names:
+        binding += "\nfrom solver.kernels.records import no_parents as game_parents"
     src = src.replace(MARKER, binding)
     modname = "gsolve_{}_{}_{}".format(
         template.rsplit(".", 1)[-1], game_module.rsplit(".", 1)[-1], digest.hexdigest()[:16])

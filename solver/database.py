@@ -180,3 +180,90 @@ def is_complete(root: str | Path | None, game: Game) -> bool:
         return True
     except DatabaseError:
         return False
+
+
+class PartialStore:
+    """A database being written piece by piece (the tier solver), resumable.
+
+    Lives at `<path>.partial` with `complete` unset; records which pieces are done in its
+    attributes after each piece is written, and is swapped into place by `finish`.
+    """
+
+    def __init__(self, path: Path, game: Game, method: str, rem_dtype, fresh: bool):
+        self.final = path
+        self.path = path.with_name(f"{path.name}.partial")
+        self.game = game
+        ident = {"format": FORMAT, "game": game.name, "variant": dict(game.variant),
+                 "variant_key": game.variant_key, "hash_size": int(game.hash_size),
+                 "method": method}
+        self.group = None
+        if not fresh and (self.path / "zarr.json").exists():
+            try:
+                group = zarr.open_group(store=str(self.path), mode="r+", zarr_format=3)
+                attrs = dict(group.attrs)
+                if all(attrs.get(k) == v for k, v in ident.items()):
+                    group["value"], group["remoteness"]  # noqa: B018 - both must open
+                    self.group = group
+            except Exception:
+                self.group = None
+        self.resumed = self.group is not None
+        if self.group is None:
+            shutil.rmtree(self.path, ignore_errors=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            group = zarr.open_group(store=str(self.path), mode="w", zarr_format=3)
+            n = game.hash_size
+            chunk = max(1, min(CHUNK, n))
+            group.create_array("value", shape=(n,), dtype=np.uint8, chunks=(chunk,),
+                               fill_value=0)
+            group.create_array("remoteness", shape=(n,), dtype=rem_dtype, chunks=(chunk,),
+                               fill_value=0)
+            group.attrs.update({**ident, "started": now(), "gsolve_version": _version()})
+            self.group = group
+        self.value = self.group["value"]
+        self.remoteness = self.group["remoteness"]
+
+    @property
+    def attrs(self) -> dict:
+        return dict(self.group.attrs)
+
+    def set_attrs(self, **kw) -> None:
+        self.group.attrs.update(kw)
+
+    def save_bytes(self, name: str, data: np.ndarray) -> None:
+        """An auxiliary uint8 array (e.g. reach marks) kept until the store is finished."""
+        arr = self.group.create_array(name, shape=data.shape, dtype=np.uint8,
+                                      chunks=(max(1, min(CHUNK * 4, data.shape[0])),),
+                                      fill_value=0, overwrite=True)
+        arr[:] = data
+
+    def load_bytes(self, name: str) -> np.ndarray:
+        return self.group[name][:]
+
+    def write(self, start: int, value: np.ndarray, rem: np.ndarray) -> None:
+        self.value[start:start + len(value)] = value
+        self.remoteness[start:start + len(rem)] = rem.astype(self.remoteness.dtype, copy=False)
+
+    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.value[start:stop], self.remoteness[start:stop]
+
+    def finish(self, attrs: dict, drop: tuple[str, ...] = ()) -> None:
+        """Drop auxiliary arrays, fit the remoteness dtype, mark complete, swap in."""
+        for name in drop:
+            if name in self.group:
+                del self.group[name]
+        want = remoteness_dtype(attrs["max_remoteness"])
+        if self.remoteness.dtype != want:
+            old = self.remoteness
+            new = self.group.create_array("remoteness-fit", shape=old.shape, dtype=want,
+                                          chunks=old.chunks, fill_value=0, overwrite=True)
+            for a in range(0, old.shape[0], CHUNK):
+                new[a:a + CHUNK] = old[a:a + CHUNK].astype(want)
+            del self.group["remoteness"]
+            os.replace(self.path / "remoteness-fit", self.path / "remoteness")
+        self.group.attrs.update({**attrs, "finished": now()})
+        self.group.attrs["complete"] = True
+        old = self.final.with_name(f"{self.final.name}.old-{os.getpid()}")
+        if self.final.exists():
+            os.replace(self.final, old)
+        os.replace(self.path, self.final)
+        shutil.rmtree(old, ignore_errors=True)

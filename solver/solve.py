@@ -17,6 +17,9 @@ from solver.progress import Progress
 # method -> (module, what it needs from the game)
 METHODS: dict[str, str] = {
     "bottomup": "solver.bottomup",
+    "dfs": "solver.dfs",
+    "tiers": "solver.tiers",
+    "retrograde": "solver.retrograde",
 }
 
 
@@ -107,6 +110,12 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
     t0 = time.perf_counter()
     module.warm_up(game)
     t1 = time.perf_counter()
+    if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
+        attrs = module.solve_into(game, path, progress, fresh=force)
+        t2 = time.perf_counter()
+        attrs["method"] = method
+        return _result(game, path, attrs, False, compile_seconds=t1 - t0,
+                       solve_seconds=t2 - t1)
     rec = module.solve(game, progress)
     t2 = time.perf_counter()
     attrs = _summary_attrs(rec, game.start)

@@ -218,6 +218,46 @@ def count_paths(game) -> dict[str, int]:
     return out
 
 
+def verify(game, table: dict[str, tuple[int, int]]) -> list[str]:
+    """Check a solved table against the definition of DESIGN.md, position by position.
+
+    Returns a list of problems (empty when the table is right). Because WIN, LOSE and TIE
+    remoteness must exceed that of the child that justifies them, a table that passes these
+    local checks on every reachable position is the exact solution, loopy games included.
+    Works on any table (for instance the real solver's answers turned into a dict).
+    """
+    prim, kids = build_graph(game)
+    problems = []
+    if set(table) != set(prim):
+        problems.append(f"positions differ: {len(table)} in table, {len(prim)} reachable")
+        return problems
+    for s, cs in kids.items():
+        got = table[s]
+        if prim[s]:
+            want = (prim[s], 0)
+        else:
+            want = _expected(game.puzzle, [table[c] for c in cs])
+        if got != want:
+            problems.append(f"{s!r}: table says {got}, children say {want}")
+    return problems
+
+
+def _expected(puzzle: bool, child_entries: list[tuple[int, int]]) -> tuple[int, int]:
+    """The (value, remoteness) that the definition gives from the children's entries."""
+    def rems(v):
+        return [r for cv, r in child_entries if cv == v]
+
+    if puzzle:
+        return (WIN, 1 + min(rems(WIN))) if rems(WIN) else (LOSE, 0)
+    if rems(LOSE):
+        return (WIN, 1 + min(rems(LOSE)))
+    if rems(TIE):
+        return (TIE, 1 + min(rems(TIE)))
+    if len(rems(WIN)) == len(child_entries):
+        return (LOSE, 1 + max(rems(WIN)))
+    return (DRAW, 0)
+
+
 # --------------------------------------------------------------------------------------
 # Games
 # --------------------------------------------------------------------------------------
@@ -227,18 +267,32 @@ def _rows(s: str) -> list[str]:
     return s.split("/")
 
 
-def _has_line(rows: list[str], piece: str, k: int) -> bool:
+_LINES: dict[tuple[int, int, int], list[slice]] = {}
+
+
+def _lines(h: int, w: int, k: int) -> list[slice]:
+    """Every line of ``k`` cells (horizontal, vertical, both diagonals) on an h x w board,
+    as a slice of the position string (rows of ``w`` cells joined by '/', so moving one
+    row down moves ``w + 1`` characters on)."""
+    key = (h, w, k)
+    if key not in _LINES:
+        lines = []
+        for r in range(h):
+            for c in range(w):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    er, ec = r + (k - 1) * dr, c + (k - 1) * dc
+                    if 0 <= er < h and 0 <= ec < w:
+                        first = r * (w + 1) + c
+                        step = dr * (w + 1) + dc
+                        lines.append(slice(first, first + (k - 1) * step + 1, step))
+        _LINES[key] = lines
+    return _LINES[key]
+
+
+def _has_line(s: str, h: int, w: int, piece: str, k: int) -> bool:
     """Whether ``piece`` has ``k`` in a row horizontally, vertically or diagonally."""
-    h, w = len(rows), len(rows[0])
-    for r in range(h):
-        for c in range(w):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                er, ec = r + (k - 1) * dr, c + (k - 1) * dc
-                if not (0 <= er < h and 0 <= ec < w):
-                    continue
-                if all(rows[r + i * dr][c + i * dc] == piece for i in range(k)):
-                    return True
-    return False
+    target = piece * k
+    return any(s[line] == target for line in _lines(h, w, k))
 
 
 class TicTacToe:
@@ -255,7 +309,7 @@ class TicTacToe:
 
     def primitive(self, s: str) -> int:
         opponent = "O" if self.mover(s) == "X" else "X"
-        if _has_line(_rows(s), opponent, 3):
+        if _has_line(s, 3, 3, opponent, 3):
             return LOSE
         if "-" not in s:
             return TIE
@@ -283,7 +337,7 @@ class Connect4:
 
     def primitive(self, s: str) -> int:
         opponent = "O" if self.mover(s) == "X" else "X"
-        if _has_line(_rows(s), opponent, self.connect):
+        if _has_line(s, self.height, self.width, opponent, self.connect):
             return LOSE
         if "-" not in s:
             return TIE
@@ -291,15 +345,13 @@ class Connect4:
 
     def children(self, s: str) -> list[str]:
         m = self.mover(s)
-        rows = _rows(s)
+        stride = self.width + 1  # one row down in the position string
         out = []
         for c in range(self.width):
-            for r in range(self.height - 1, -1, -1):  # lowest empty cell of column c
-                if rows[r][c] == "-":
-                    new = list(rows)
-                    new[r] = new[r][:c] + m + new[r][c + 1 :]
-                    out.append("/".join(new))
-                    break
+            r = s[c::stride].rfind("-")  # lowest empty cell of column c
+            if r >= 0:
+                i = r * stride + c
+                out.append(s[:i] + m + s[i + 1 :])
         return out
 
 

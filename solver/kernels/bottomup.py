@@ -58,7 +58,7 @@ def resolve_winlose(ctx, rec, lo, hi, i, max_children, scratch_size):
         all_win = True
         longest = -1
         for j in range(n):
-            r = rec[out[j]]
+            r = np.int64(rec[out[j]])
             v = r & VALUE_MASK
             rem = r >> SHIFT
             if v == LOSE and rem == prev:

@@ -38,3 +38,54 @@ def split_records(rec, value, remoteness):
             remoteness[i] = r >> SHIFT
         else:
             remoteness[i] = 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def combine(child_records, n, puzzle):
+    """The record of a position from the final records of its n children (DESIGN.md rules).
+
+    Returns 0 if some child is still undecided and the value is not yet forced."""
+    best_lose = -1
+    best_tie = -1
+    worst_win = -1
+    best_goal = -1
+    undecided = False
+    other = False
+    for j in range(n):
+        r = np.int64(child_records[j])
+        v = r & VALUE_MASK
+        rem = r >> SHIFT
+        if v == LOSE:
+            if best_lose < 0 or rem < best_lose:
+                best_lose = rem
+        elif v == WIN:
+            if rem > worst_win:
+                worst_win = rem
+            if best_goal < 0 or rem < best_goal:
+                best_goal = rem
+        elif v == TIE:
+            if best_tie < 0 or rem < best_tie:
+                best_tie = rem
+        elif v == DRAW:
+            other = True
+        else:
+            undecided = True
+    if undecided:
+        return 0
+    if puzzle:
+        if best_goal >= 0:
+            return VISITED | WIN | ((best_goal + 1) << SHIFT)
+        return VISITED | LOSE
+    if best_lose >= 0:
+        return VISITED | WIN | ((best_lose + 1) << SHIFT)
+    if best_tie >= 0:
+        return VISITED | TIE | ((best_tie + 1) << SHIFT)
+    if not other:
+        return VISITED | LOSE | ((worst_win + 1) << SHIFT)
+    return VISITED | DRAW
+
+
+@njit(cache=True, nogil=True)
+def no_parents(ctx, h, out, scratch):
+    """Bound as game_parents for games without un-moves (never called then)."""
+    return 0

@@ -1,0 +1,144 @@
+"""Tier kernels: one tier's hash range at a time, children looked up in a window.
+
+The window is one record array holding the tier being solved (segment 0) followed by
+copies of its child tiers' final records; a child's global hash is found in the window by
+its segment (gstart <= h < gstop -> woff + h - gstart). Reachability is a separate byte
+per position (0 not reached, 1 reached, 2 expanded), computed parents-first.
+"""
+
+import numpy as np
+from numba import njit
+
+from solver.kernels.records import LOSE, SHIFT, VALUE_MASK, VISITED, WIN, combine
+
+game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+
+
+@njit(cache=True, nogil=True)
+def forward(ctx, reached, lo, hi, tlo, thi, max_children, scratch_size):
+    """Expand the reached positions of [lo, hi): mark their children reached. Returns the
+    number of newly reached positions inside the tier [tlo, thi)."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    new = 0
+    for h in range(lo, hi):
+        if reached[h] != 1:
+            continue
+        reached[h] = 2
+        if game_primitive(ctx, h, scratch) != 0:
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        for j in range(n):
+            c = out[j]
+            if reached[c] == 0:
+                reached[c] = 1
+                if tlo <= c < thi:
+                    new += 1
+    return new
+
+
+@njit(cache=True, nogil=True)
+def mark_primitives(ctx, win, reached, lo, hi, tlo, scratch_size):
+    """Tier records from reach marks: primitives valued, other reached positions VISITED."""
+    scratch = np.empty(scratch_size, np.int8)
+    for h in range(lo, hi):
+        if reached[h - tlo] == 0:
+            win[h - tlo] = 0
+            continue
+        v = game_primitive(ctx, h, scratch)
+        win[h - tlo] = VISITED | v
+    return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _locate(c, gstart, gstop, woff):
+    for s in range(gstart.shape[0]):
+        if gstart[s] <= c < gstop[s]:
+            return woff[s] + c - gstart[s]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def combine_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, max_children, scratch_size,
+                 puzzle):
+    """Decide every undecided position of a tier whose children all lie in solved tiers.
+    Returns -1 if a child lies outside the window (the game's tier graph is wrong)."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    crec = np.empty(max_children, win.dtype)
+    scratch = np.empty(scratch_size, np.int8)
+    for h in range(lo, hi):
+        if win[h - tlo] != VISITED:
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        for j in range(n):
+            w = _locate(out[j], gstart, gstop, woff)
+            if w < 0:
+                return -1
+            crec[j] = win[w]
+        win[h - tlo] = combine(crec, n, puzzle)
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def winlose_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, max_children, scratch_size):
+    """Sweep i of a loopy tier: WIN/LOSE of remoteness exactly i (as bottom-up)."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    prev = i - 1
+    count = 0
+    for h in range(lo, hi):
+        if win[h - tlo] != VISITED:
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        is_win = False
+        all_win = True
+        longest = -1
+        for j in range(n):
+            w = _locate(out[j], gstart, gstop, woff)
+            if w < 0:
+                return -1
+            r = np.int64(win[w])
+            v = r & VALUE_MASK
+            rem = r >> SHIFT
+            if v == LOSE and rem == prev:
+                is_win = True
+                break
+            if v == WIN and rem <= prev:
+                if rem > longest:
+                    longest = rem
+            else:
+                all_win = False
+        if is_win:
+            win[h - tlo] = VISITED | WIN | (i << SHIFT)
+            count += 1
+        elif all_win and longest == prev:
+            win[h - tlo] = VISITED | LOSE | (i << SHIFT)
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def reach_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_children,
+               scratch_size):
+    """Sweep i of a loopy tier: undecided with a `target` child of remoteness i-1."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    want = target | ((i - 1) << SHIFT)
+    count = 0
+    for h in range(lo, hi):
+        if win[h - tlo] != VISITED:
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        for j in range(n):
+            w = _locate(out[j], gstart, gstop, woff)
+            if w < 0:
+                return -1
+            if win[w] & ~VISITED == want:
+                win[h - tlo] = VISITED | target | (i << SHIFT)
+                count += 1
+                break
+    return count
