@@ -37,6 +37,8 @@ TEMPLATE = "solver.kernels.tiers"
 
 
 def applies(game) -> bool:
+    if isinstance(game, type):  # a game class (gsolve list): does it define tiers at all?
+        return game.tiers is not Game.tiers
     return game.tiers() is not None
 
 
