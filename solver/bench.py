@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 import platform
 import resource
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 
 from games import get_game
 
@@ -37,14 +39,19 @@ def run_benchmark(game: str, variant: str | None = None, method: str | None = No
     module.warm_up(g)
     t1 = time.perf_counter()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    tracemalloc.start()
-    t2 = time.perf_counter()
-    rec = module.solve(g)
-    t3 = time.perf_counter()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    with tempfile.TemporaryDirectory() as tmp:
+        tracemalloc.start()
+        t2 = time.perf_counter()
+        if hasattr(module, "solve_into"):  # streams tiers through a store: measure that
+            positions = module.solve_into(g, Path(tmp) / "db", fresh=True)["positions"]
+        else:
+            rec = module.solve(g)
+        t3 = time.perf_counter()
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    if not hasattr(module, "solve_into"):
+        positions = int(((rec & 7) != 0).sum())
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    positions = int(((rec & 7) != 0).sum()) if rec is not None else None
     solve_s = t3 - t2
     return {
         "game": g.name, "variant": g.variant_key, "method": method, "threads": threads(),

@@ -56,7 +56,7 @@ def visit_all(game: Game, dtype, progress: Progress) -> np.ndarray:
     while True:
         sweep += 1
         new = run_blocks(k.visit, (game.ctx, rec), 0, game.hash_size, game.max_children,
-                         game.scratch_size)
+                         game.scratch_size, progress=progress)
         reached += new
         progress.update("visit", sweep, f"{reached:,} positions reached")
         if new == 0:
@@ -78,7 +78,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
         while True:
             if i > limit:
                 raise GsolveError(f"remoteness passed {limit}: raise the game's max_remoteness")
-            n = run_blocks(kernel, (ctx, rec), lo, hi, i, *args, mc, ss)
+            n = run_blocks(kernel, (ctx, rec), lo, hi, i, *args, mc, ss, progress=progress)
             progress.update(phase, i, f"{n:,} decided at remoteness {i}")
             if n == 0:
                 return

@@ -22,14 +22,29 @@ def _executor() -> ThreadPoolExecutor:
     return _pool
 
 
-def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest, min_block: int = 1 << 14):
-    """sum(kernel(*first_args, a, b, *rest)) over blocks [a, b) that cover [lo, hi)."""
+def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
+               min_block: int = 1 << 14, progress=None):
+    """sum(kernel(*first_args, a, b, *rest)) over blocks [a, b) that cover [lo, hi).
+
+    `progress.fraction(x)` hears how much of the range is done, when given."""
     n = hi - lo
     t = threads()
-    if t == 1 or n <= min_block:
+    if n <= min_block:
         return int(kernel(*first_args, lo, hi, *rest))
-    nblocks = min(8 * t, max(1, n // min_block))
+    nblocks = min(max(8 * t, n // (1 << 22)), max(1, n // min_block))
     size = -(-n // nblocks)
     bounds = [(a, min(hi, a + size)) for a in range(lo, hi, size)]
+    if t == 1:
+        total = 0
+        for i, (a, b) in enumerate(bounds):
+            total += int(kernel(*first_args, a, b, *rest))
+            if progress is not None:
+                progress.fraction((i + 1) / len(bounds))
+        return total
     futures = [_executor().submit(kernel, *first_args, a, b, *rest) for a, b in bounds]
-    return sum(int(f.result()) for f in futures)
+    total = 0
+    for i, f in enumerate(futures):
+        total += int(f.result())
+        if progress is not None:
+            progress.fraction((i + 1) / len(futures))
+    return total

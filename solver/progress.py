@@ -9,6 +9,9 @@ class Progress:
     def update(self, phase: str, step: int, detail: str = "") -> None:
         pass
 
+    def fraction(self, done: float) -> None:
+        """How much of the current sweep is done (0..1)."""
+
     def close(self) -> None:
         pass
 
@@ -18,19 +21,22 @@ class RichProgress(Progress):
 
     def __init__(self, title: str):
         from rich.console import Console
+        from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
-        from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-        self._bar = Bar(SpinnerColumn(), TextColumn("[bold]{task.description}"),
+        self._bar = Bar(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
                         TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
                         console=Console(stderr=True), transient=True)
-        self._task = self._bar.add_task(title, detail="")
+        self._task = self._bar.add_task(title, detail="", total=1.0)
         self._title = title
         self._bar.start()
 
     def update(self, phase: str, step: int, detail: str = "") -> None:
         self._bar.update(self._task, description=f"{self._title}: {phase} {step}",
-                         detail=detail)
+                         detail=detail, completed=0.0)
+
+    def fraction(self, done: float) -> None:
+        self._bar.update(self._task, completed=done)
 
     def close(self) -> None:
         self._bar.stop()

@@ -102,7 +102,7 @@ def _to_records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
 
 
 def _solve_tier(k, game: Game, tier: Tier, loopy: bool, win: np.ndarray, seg: tuple,
-                reached: np.ndarray) -> None:
+                reached: np.ndarray, progress: Progress) -> None:
     """Decide the reached positions of one tier, held in win[:tier.size]."""
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     lo, hi = tier.start, tier.stop
@@ -110,7 +110,8 @@ def _solve_tier(k, game: Game, tier: Tier, loopy: bool, win: np.ndarray, seg: tu
                       "list as a child")
     run_blocks(k.mark_primitives, (ctx, win, reached[lo:hi]), lo, hi, lo, ss)
     if not loopy:
-        if run_blocks(k.combine_tier, (ctx, win, *seg), lo, hi, lo, mc, ss, game.puzzle) < 0:
+        if run_blocks(k.combine_tier, (ctx, win, *seg), lo, hi, lo, mc, ss, game.puzzle,
+                      progress=progress) < 0:
             raise bad
         return
     outside = win[tier.size:]
@@ -197,7 +198,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None,
             woff.append(off)
             off += tiers[c].size
         seg = (np.array(gstart, np.int64), np.array(gstop, np.int64), np.array(woff, np.int64))
-        _solve_tier(k, game, tier, t in tier.children, win, seg, reached)
+        _solve_tier(k, game, tier, t in tier.children, win, seg, reached, progress)
         own = win[:size].copy()
         del win
         value = np.empty(size, np.uint8)
