@@ -1,0 +1,174 @@
+"""Hexapawn, against the independent reference rules and solver."""
+
+import random
+
+import numpy as np
+import pytest
+import reference
+
+from games import get_game
+from games import hexapawn as hx
+from games.base import PositionError
+from solver.api import Solved
+from solver.solve import applicable_methods, solve
+
+WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
+VARIANTS = [(3, 3), (2, 5), (3, 4), (4, 3), (4, 4)]  # (width, height)
+_refs: dict = {}
+_expected: dict = {}
+
+
+def variant(w, h):
+    return {"width": w, "height": h}
+
+
+def ref_table(w, h):
+    if (w, h) not in _refs:
+        _refs[w, h] = reference.solve(reference.Hexapawn(w, h))
+    return _refs[w, h]
+
+
+def expected(w, h):
+    """(hashes, values, remoteness) of the reference table, as arrays."""
+    if (w, h) not in _expected:
+        game = get_game("hexapawn", variant(w, h))
+        ref = ref_table(w, h)
+        _expected[w, h] = (np.array([game.from_string(p) for p in ref], np.int64),
+                           np.array([v for v, _ in ref.values()], np.int64),
+                           np.array([r for _, r in ref.values()], np.int64))
+    return _expected[w, h]
+
+
+def cases():
+    for v in VARIANTS:
+        for m in applicable_methods(get_game("hexapawn", variant(*v))):
+            yield pytest.param(v, m, id=f"{v[0]}x{v[1]}-{m}")
+
+
+@pytest.mark.parametrize("v,method", list(cases()))
+def test_every_reachable_position_matches_reference(v, method, tmp_path):
+    ref = ref_table(*v)
+    game = get_game("hexapawn", variant(*v))
+    result = solve(game, method, root=tmp_path)
+    assert result.positions == len(ref)
+    solved = Solved(game, tmp_path)
+    values = solved.db.value_array[:]
+    rems = solved.db.remoteness_array[:]
+    assert int((values != 0).sum()) == len(ref)
+    hashes, want_v, want_r = expected(*v)
+    bad = np.flatnonzero((values[hashes] != want_v) | (rems[hashes] != want_r))
+    assert bad.size == 0, [game.to_string(int(hashes[i])) for i in bad[:5]]
+    for position in random.Random(2).sample(sorted(ref), 30):
+        info = solved.query(position)
+        assert (info.value, info.remoteness) == (WORD[ref[position][0]], ref[position][1])
+
+
+def test_3x3_black_wins(tmp_path):
+    """Gardner's game: the second player (black) wins; 135 reachable positions."""
+    game = get_game("hexapawn")
+    assert game.to_string(game.start) == "BBB/---/WWW w"
+    result = solve(game, root=tmp_path)
+    assert result.positions == 135
+    assert result.values == {"win": 55, "lose": 80}
+    assert (result.start_value, result.start_remoteness) == ("lose", 6)
+    s = Solved(game, tmp_path)
+    info = s.query()
+    assert [(m.move, m.value, m.remoteness) for m in info.moves] == [
+        ("a1-a2", "win", 3), ("b1-b2", "win", 5), ("c1-c2", "win", 3)]
+    extras = game.analysis_extras(s)
+    assert extras["winner"] == "black (second player)"
+    assert extras["best_first_moves"] == ["b1-b2", "a1-a2", "c1-c2"]  # slowest loss first
+
+
+def test_hand_checked_positions(tmp_path):
+    game = get_game("hexapawn")
+    solve(game, root=tmp_path)
+    s = Solved(game, tmp_path)
+    # after b1-b2 black may capture it from either side, or step beside it
+    info = s.query("BBB/-W-/W-W b")
+    assert sorted(m.move for m in info.moves) == ["a3-a2", "a3xb2", "c3-c2", "c3xb2"]
+    # white reached the far row: black to move has lost
+    done = s.query("BW-/--B/-WW b")
+    assert (done.value, done.remoteness, done.moves) == ("lose", 0, [])
+    # black to move with every pawn blocked and nothing to capture: black has lost
+    stuck = s.query("B-B/WBW/-W- b")
+    assert (stuck.value, stuck.remoteness, stuck.moves) == ("lose", 0, [])
+    # white to move reaches the top row at once by capturing
+    info = s.query("-BB/BW-/W-W w")
+    assert (info.value, info.remoteness) == ("win", 1)
+    assert s.best_moves("-BB/BW-/W-W w")[0].move == "b2xc3"
+
+
+@pytest.mark.parametrize("v", [(3, 3), (2, 4), (4, 2), (1, 3)])
+def test_rules_on_every_board(v):
+    """primitive and children on every hash, reachable or not, against the reference
+    rules; round trip of the strings; move names match the children."""
+    game = get_game("hexapawn", variant(*v))
+    ref = reference.Hexapawn(*v)
+    out, codes, scratch = game._buffers()
+    for h in range(game.hash_size):
+        s = game.to_string(h)
+        assert game.from_string(s) == h
+        p = int(hx.primitive(game.ctx, h, scratch))
+        assert p == ref.primitive(s), s
+        if p:
+            continue
+        n = hx.children(game.ctx, h, out, codes, scratch)
+        kids = [game.to_string(int(out[i])) for i in range(n)]
+        assert sorted(kids) == sorted(ref.children(s)), s
+        names = [game.move_name(h, int(codes[i])) for i in range(n)]
+        assert len(set(names)) == n
+        for name, kid in zip(names, kids, strict=True):
+            assert _apply(s, name, v) == kid, (s, name)
+
+
+def _apply(s, name, v):
+    """Play a move given by name on a position string (independent of the game module)."""
+    w, ht = v
+    board, side = s.split(" ")
+    rows = [list(r) for r in board.split("/")]
+    sep = "x" if "x" in name else "-"
+    a, b = name.split(sep)
+    fc, fr = "abcdefg".index(a[0]), ht - int(a[1:])
+    tc, tr = "abcdefg".index(b[0]), ht - int(b[1:])
+    assert (sep == "x") == (fc != tc)
+    rows[tr][tc], rows[fr][fc] = rows[fr][fc], "-"
+    return "/".join("".join(r) for r in rows) + " " + ("b" if side == "w" else "w")
+
+
+def test_tiers_hold_their_children():
+    game = get_game("hexapawn")
+    tiers = game.tiers()
+    assert tiers[0].start == 0 and tiers[-1].stop == game.hash_size
+    for a, b in zip(tiers, tiers[1:], strict=False):
+        assert a.stop == b.start
+    out, codes, scratch = game._buffers()
+    for i, t in enumerate(tiers):
+        assert i in t.children
+        for h in range(t.start, t.stop):
+            if game.primitive_value(h):
+                continue
+            n = hx.children(game.ctx, h, out, codes, scratch)
+            for j in range(n):
+                assert any(tiers[c].start <= out[j] < tiers[c].stop for c in t.children)
+
+
+def test_roundtrip_larger_board():
+    game = get_game("hexapawn", variant(5, 5))
+    rng = random.Random(5)
+    for h in [0, game.hash_size - 1] + [rng.randrange(game.hash_size) for _ in range(300)]:
+        assert game.from_string(game.to_string(h)) == h
+    assert game.to_string(game.start) == "BBBBB/-----/-----/-----/WWWWW w"
+
+
+def test_bad_strings():
+    game = get_game("hexapawn")
+    for bad, why in [
+        ("BBB/---/WWW", "side to move"),
+        ("BBB/---/WWW x", "side to move"),
+        ("BBB/---/WW w", "cells"),
+        ("BBB/---/WWQ w", "not one of"),
+        ("BBB/WWW/WWW w", "more than the 3"),
+    ]:
+        with pytest.raises(PositionError, match=why):
+            game.from_string(bad)
