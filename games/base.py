@@ -35,6 +35,13 @@ VALUE_WORDS = {UNDECIDED: "undecided", LOSE: "lose", DRAW: "draw", TIE: "tie", W
 WORD_VALUES = {w: v for v, w in VALUE_WORDS.items()}
 
 
+def shown_remoteness(value: int, remoteness: int, puzzle: bool) -> int | None:
+    """Remoteness as reported: none for draws, and none for puzzle losses (no goal)."""
+    if value in (WIN, TIE) or (value == LOSE and not puzzle):
+        return int(remoteness)
+    return None
+
+
 class GsolveError(Exception):
     """An error a user can act on; the command prints its message as one line."""
 

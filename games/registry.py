@@ -14,6 +14,9 @@ GAMES: dict[str, tuple[str, str]] = {
     "hanoi": ("games.hanoi", "Hanoi"),
     "pegsolitaire": ("games.pegsolitaire", "PegSolitaire"),
     "morris": ("games.morris", "Morris"),
+    "tiles": ("games.tiles", "Tiles"),
+    "baghchal": ("games.baghchal", "BaghChal"),
+    "quarto": ("games.quarto", "Quarto"),
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.base import VALUE_WORDS, Game, GsolveError
+from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.codegen import kernels
 from solver.database import Database
 
@@ -39,7 +39,7 @@ def analyze(db: Database) -> dict:
         "values": {VALUE_WORDS[v]: int(counts[v]) for v in ORDER if counts[v]},
         "remoteness": remoteness,
         "start": {"position": game.to_string(game.start), "value": VALUE_WORDS[sv],
-                  "remoteness": sr if sv in (1, 3, 4) else None},
+                  "remoteness": shown_remoteness(sv, sr, game.puzzle)},
         "max_remoteness": max((r for r, row in remoteness.items()
                                if set(row) - {"draw"}), default=0),
     }

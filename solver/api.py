@@ -14,10 +14,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from games import get_game
-from games.base import VALUE_WORDS, Game, PositionError
+from games.base import VALUE_WORDS, Game, PositionError, shown_remoteness
 from solver.database import Database
 
-HAS_REMOTENESS = ("win", "lose", "tie")
 GOODNESS = {"lose": 1, "draw": 2, "tie": 3, "win": 4}
 
 
@@ -64,10 +63,7 @@ class Solved:
             raise PositionError(
                 f"{self.game.name} position '{self.game.to_string(h)}' cannot be reached "
                 "from the start")
-        word = VALUE_WORDS[v]
-        if self.game.puzzle and word == "lose":
-            return word, None
-        return word, (r if word in HAS_REMOTENESS else None)
+        return VALUE_WORDS[v], shown_remoteness(v, r, self.game.puzzle)
 
     def query(self, position: str | None = None) -> PositionInfo:
         """Value, remoteness and every move with its child's value (the start if None)."""
@@ -80,18 +76,17 @@ class Solved:
         return PositionInfo(self.game.to_string(h), value, rem, moves)
 
     def best_moves(self, position: str | None = None) -> list[Move]:
-        """The moves that keep the position's value, fastest win / slowest loss first."""
+        """The moves of perfect play: they keep the value and the remoteness exact (the
+        fastest win, the slowest loss, the fastest tie; puzzles: the shortest solution)."""
         info = self.query(position)
-        if not info.moves:
-            return []
         if self.game.puzzle:
-            good = [m for m in info.moves if m.value == "win"]
-            return sorted(good, key=lambda m: m.remoteness)
-        want = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}[info.value]
+            want = "win"
+        else:
+            want = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}[info.value]
         good = [m for m in info.moves if m.value == want]
-        if info.value == "lose":
-            return sorted(good, key=lambda m: -m.remoteness)
-        return sorted(good, key=lambda m: m.remoteness or 0)
+        if info.remoteness is not None:
+            good = [m for m in good if m.remoteness == info.remoteness - 1]
+        return good
 
 
 def open(game: str, variant: str | dict | None = None, db: str | Path | None = None) -> Solved:

@@ -76,11 +76,14 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     def sweeps(kernel, phase, *args):
         i = 1
         while True:
-            if i > limit:
-                raise GsolveError(f"remoteness passed {limit}: raise the game's max_remoteness")
             n = run_blocks(kernel, (ctx, rec), lo, hi, i, *args, mc, ss, progress=progress)
             progress.update(phase, i, f"{n:,} decided at remoteness {i}")
             if n == 0:
+                return
+            if i >= limit:  # sweep limit+1 would decide a remoteness the record cannot hold
+                if run_blocks(kernel, (ctx, rec.copy()), lo, hi, i + 1, *args, mc, ss):
+                    raise GsolveError(
+                        f"remoteness passed {limit}: raise the game's max_remoteness")
                 return
             i += 1
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.base import VALUE_WORDS, Game, GsolveError
+from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.database import CHUNK, Database, DatabaseError, group_path, now, write_arrays
 from solver.kernels.records import SHIFT, VALUE_MASK, split_records
 from solver.progress import Progress
@@ -57,14 +57,14 @@ class SolveResult:
         return self.positions / self.solve_seconds if self.solve_seconds > 0 else float("inf")
 
 
-def _summary_attrs(rec: np.ndarray, start: int) -> dict:
+def _summary_attrs(rec: np.ndarray, start: int, puzzle: bool) -> dict:
     values = np.bincount(rec & VALUE_MASK, minlength=8)
     sv, sr = int(rec[start] & VALUE_MASK), int(rec[start] >> SHIFT)
     return {
         "positions": int(values[1:5].sum()),
         "values": {VALUE_WORDS[v]: int(values[v]) for v in (4, 1, 3, 2) if values[v]},
         "start_value": VALUE_WORDS[sv],
-        "start_remoteness": sr if sv in (1, 3, 4) else None,
+        "start_remoteness": shown_remoteness(sv, sr, puzzle),
         "max_remoteness": int((rec >> SHIFT).max()) if rec.size else 0,
     }
 
@@ -118,7 +118,7 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
                        solve_seconds=t2 - t1)
     rec = module.solve(game, progress)
     t2 = time.perf_counter()
-    attrs = _summary_attrs(rec, game.start)
+    attrs = _summary_attrs(rec, game.start, game.puzzle)
     attrs["solve_seconds"] = round(t2 - t1, 6)
     progress.update("write", 1, str(path))
     write_arrays(path, game, method, started, record_chunks(rec), attrs["max_remoteness"],

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.base import VALUE_WORDS, Game, GsolveError, Tier
+from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver.codegen import kernels
 from solver.database import PartialStore, remoteness_dtype
 from solver.kernels.records import (
@@ -88,7 +88,7 @@ def warm_up(game: Game) -> None:
     win = np.zeros(1, dt)
     seg = np.zeros(1, np.int64)
     k.forward(ctx, reached, 0, 0, 0, 0, mc, ss)
-    k.mark_primitives(ctx, win, reached, 0, 0, 0, ss)
+    k.mark_primitives(win, reached, 0, 0, 0)
     k.combine_tier(ctx, win, seg, seg, seg, 0, 0, 0, mc, ss, game.puzzle)
     k.winlose_tier(ctx, win, seg, seg, seg, 0, 0, 0, 1, mc, ss)
     k.reach_tier(ctx, win, seg, seg, seg, 0, 0, 0, 1, WIN, mc, ss)
@@ -108,7 +108,7 @@ def _solve_tier(k, game: Game, tier: Tier, loopy: bool, win: np.ndarray, seg: tu
     lo, hi = tier.start, tier.stop
     bad = GsolveError(f"{game.name}: a move leaves tier {tier.label} for a tier it does not "
                       "list as a child")
-    run_blocks(k.mark_primitives, (ctx, win, reached[lo:hi]), lo, hi, lo, ss)
+    run_blocks(k.mark_primitives, (win, reached[lo:hi]), lo, hi, lo)
     if not loopy:
         if run_blocks(k.combine_tier, (ctx, win, *seg), lo, hi, lo, mc, ss, game.puzzle,
                       progress=progress) < 0:
@@ -231,7 +231,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None,
         "positions": int(counts[1:5].sum()),
         "values": {VALUE_WORDS[v]: int(counts[v]) for v in (4, 1, 3, 2) if counts[v]},
         "start_value": VALUE_WORDS[sv],
-        "start_remoteness": sr if sv in (1, 3, 4) else None,
+        "start_remoteness": shown_remoteness(sv, sr, game.puzzle),
         "max_remoteness": max_rem,
         "tiers": len(tiers),
     }

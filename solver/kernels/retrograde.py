@@ -120,8 +120,6 @@ def propagate(ctx, rec, counts, use_unmoves, offsets, edges, max_parents, scratc
                 cur, ncur = _push(cur, ncur, h)
         level = 0
         while ncur > 0:
-            if level + 1 > limit:
-                return -1
             nnxt = 0
             for i in range(ncur):
                 p = cur[i]
@@ -142,6 +140,8 @@ def propagate(ctx, rec, counts, use_unmoves, offsets, edges, max_parents, scratc
                         if counts[q] == 0:
                             rec[q] = VISITED | LOSE | ((level + 1) << SHIFT)
                             nxt, nnxt = _push(nxt, nnxt, q)
+            if nnxt > 0 and level + 1 > limit:
+                return -1
             cur, nxt = nxt, cur
             ncur = nnxt
             level += 1

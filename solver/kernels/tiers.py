@@ -3,7 +3,8 @@
 The window is one record array holding the tier being solved (segment 0) followed by
 copies of its child tiers' final records; a child's global hash is found in the window by
 its segment (gstart <= h < gstop -> woff + h - gstart). Reachability is a separate byte
-per position (0 not reached, 1 reached, 2 expanded), computed parents-first.
+per position, computed parents-first: 0 not reached, 1 reached, 2 expanded, and
+PRIMITIVE + value for a reached primitive (so the solve pass need not ask again).
 """
 
 import numpy as np
@@ -12,6 +13,8 @@ from numba import njit
 from solver.kernels.records import LOSE, SHIFT, VALUE_MASK, VISITED, WIN, combine
 
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+
+PRIMITIVE = 8
 
 
 @njit(cache=True, nogil=True)
@@ -25,9 +28,11 @@ def forward(ctx, reached, lo, hi, tlo, thi, max_children, scratch_size):
     for h in range(lo, hi):
         if reached[h] != 1:
             continue
-        reached[h] = 2
-        if game_primitive(ctx, h, scratch) != 0:
+        v = game_primitive(ctx, h, scratch)
+        if v != 0:
+            reached[h] = PRIMITIVE + v
             continue
+        reached[h] = 2
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
             c = out[j]
@@ -39,15 +44,16 @@ def forward(ctx, reached, lo, hi, tlo, thi, max_children, scratch_size):
 
 
 @njit(cache=True, nogil=True)
-def mark_primitives(ctx, win, reached, lo, hi, tlo, scratch_size):
+def mark_primitives(win, reached, lo, hi, tlo):
     """Tier records from reach marks: primitives valued, other reached positions VISITED."""
-    scratch = np.empty(scratch_size, np.int8)
     for h in range(lo, hi):
-        if reached[h - tlo] == 0:
+        r = reached[h - tlo]
+        if r == 0:
             win[h - tlo] = 0
-            continue
-        v = game_primitive(ctx, h, scratch)
-        win[h - tlo] = VISITED | v
+        elif r >= PRIMITIVE:
+            win[h - tlo] = VISITED | (r - PRIMITIVE)
+        else:
+            win[h - tlo] = VISITED
     return 0
 
 
