@@ -26,6 +26,14 @@ FORMAT = 1
 CHUNK = 1 << 18
 
 
+def _compressors():
+    """Bit-shuffled zstd at level 1: value and remoteness use few bits, so this packs them
+    tighter than plain zstd and writes about twice as fast."""
+    from zarr.codecs import BloscCodec
+
+    return [BloscCodec(cname="zstd", clevel=1, shuffle="bitshuffle")]
+
+
 class DatabaseError(GsolveError):
     pass
 
@@ -73,10 +81,10 @@ def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_
         n = game.hash_size
         chunk = max(1, min(CHUNK, n))
         varr = group.create_array("value", shape=(n,), dtype=np.uint8, chunks=(chunk,),
-                                  fill_value=0)
+                                  fill_value=0, compressors=_compressors())
         rdt = remoteness_dtype(max_rem)
         rarr = group.create_array("remoteness", shape=(n,), dtype=rdt, chunks=(chunk,),
-                                  fill_value=0)
+                                  fill_value=0, compressors=_compressors())
         for start, value, rem in chunks:
             varr[start:start + len(value)] = value
             rarr[start:start + len(rem)] = rem.astype(rdt, copy=False)
@@ -214,9 +222,9 @@ class PartialStore:
             n = game.hash_size
             chunk = max(1, min(CHUNK, n))
             group.create_array("value", shape=(n,), dtype=np.uint8, chunks=(chunk,),
-                               fill_value=0)
+                               fill_value=0, compressors=_compressors())
             group.create_array("remoteness", shape=(n,), dtype=rem_dtype, chunks=(chunk,),
-                               fill_value=0)
+                               fill_value=0, compressors=_compressors())
             group.attrs.update({**ident, "started": now(), "gsolve_version": _version()})
             self.group = group
         self.value = self.group["value"]
@@ -255,7 +263,8 @@ class PartialStore:
         if self.remoteness.dtype != want:
             old = self.remoteness
             new = self.group.create_array("remoteness-fit", shape=old.shape, dtype=want,
-                                          chunks=old.chunks, fill_value=0, overwrite=True)
+                                          chunks=old.chunks, fill_value=0, overwrite=True,
+                                          compressors=_compressors())
             for a in range(0, old.shape[0], CHUNK):
                 new[a:a + CHUNK] = old[a:a + CHUNK].astype(want)
             del self.group["remoteness"]
