@@ -22,6 +22,7 @@ MATRIX_VARIANTS = {
     "connect4": "width=4,height=4,connect=3",
     "hanoi": "disks=4,pegs=3",
     "morris": "men=3",
+    "quarto": "size=2,attributes=4",
 }
 
 
