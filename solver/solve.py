@@ -79,6 +79,42 @@ def record_chunks(rec: np.ndarray):
         yield a, value, rem
 
 
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_memory(game: Game, method: str) -> None:
+    """Refuse, with a clear message, a solve whose arrays cannot fit in memory."""
+    from solver.kernels.records import record_dtype
+
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    if method == "tiers":
+        tiers = game.tiers()
+        window = max(t.size + sum(tiers[c].size for c in t.children if c != i)
+                     for i, t in enumerate(tiers))
+        need = game.hash_size + 2 * rec * window
+    elif method == "retrograde":
+        need = game.hash_size * (rec + (1 if game.max_children < 256 else 2)
+                                 + (0 if game.has_parents else 16))
+    else:
+        need = game.hash_size * rec
+    have = _available_memory()
+    if have is not None and need > 0.9 * have:
+        gib = 1 << 30
+        hint = "" if method == "tiers" or game.tiers() is None else "; try --method tiers"
+        raise GsolveError(
+            f"{game.describe()} needs about {need / gib:,.1f} GiB with {method} "
+            f"({game.hash_size:,} positions), more than the {have / gib:,.1f} GiB available"
+            + hint)
+
+
 def _result(game, path, attrs, reused, **times) -> SolveResult:
     return SolveResult(
         game=game.name, variant=game.variant_key, method=attrs["method"], path=path,
@@ -105,6 +141,7 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
         except DatabaseError:
             if (path / "zarr.json").exists() and not _unfinished(path):
                 raise
+    check_memory(game, method)
     progress = progress or Progress()
     started = now()
     t0 = time.perf_counter()

@@ -1,0 +1,535 @@
+"""Bagh-Chal (tigers and goats) on an n x n board of points, n = 3, 4 or 5.
+
+Rules (the standard game on the 5x5 board, scaled down on the "lite" boards):
+
+* The board is an n x n grid of points. Lines join orthogonally adjacent points
+  everywhere, and diagonally adjacent points only along the standard board's diagonals:
+  from a point whose (row + column) is even, all four diagonal steps are lines (such a
+  point's diagonal neighbours are even too; odd points have no diagonals). On 5x5 and 3x3
+  every corner is even; on 4x4 the top-right and bottom-left corners are odd.
+* Tigers start on the corners, filled in the order top-left, bottom-right, top-right,
+  bottom-left (the standard game has all 4). All goats start in hand. Goats move first,
+  then the sides alternate.
+* Goats: while any goat is in hand, a goat move places one goat on any empty point
+  (goats on the board cannot move yet). Once every goat is placed, a goat move slides one
+  goat along a line to an adjacent empty point.
+* Tigers (in both phases): slide one tiger along a line to an adjacent empty point, or
+  jump along a line over an adjacent goat onto the empty point directly behind it,
+  capturing that goat. One capture per move (no multiple jumps); capturing is optional.
+* Tigers win once `captures` goats are captured (standard: 5): the position with goats to
+  move is a loss for the goats. Goats win when the tigers, to move, have no legal move.
+  A goat side with no legal move (only possible in the sliding phase) loses too: in
+  every case the side to move without a legal move loses (as in GamesCrafters' Bagh Chal).
+* There is no repetition rule, so the sliding phase is loopy: positions can repeat, and a
+  game that neither side can force to an end is a DRAW.
+
+Variants (`size`, `tigers`, `goats`, `captures`); keys left out take the defaults of the
+chosen size (solved values for the goats, who move first):
+
+    size 3: tigers=1 goats=6  captures=2   default; goats win in 13 (8,177 positions)
+    size 4: tigers=2 goats=8  captures=3   "lite"; draw (7,184,451 positions)
+    size 5: tigers=4 goats=20 captures=5   the standard game: defined, far too big here
+
+Limits: 1 <= tigers <= 4, 1 <= goats <= size*size - tigers, 1 <= captures <= goats.
+
+Position string: the board, rows top first joined by '/', `T` tiger, `G` goat, `-` empty;
+then a space and the side to move, `g` (goats) or `t` (tigers); a space and the goats
+still in hand; a space and the goats captured so far. Start of the default variant:
+`T--/---/--- g 6 0`; after the goats place on the centre and the tiger jumps it:
+`---/---/--T g 5 1`. Points in move names are column letter (a = left) and row number
+(1 = bottom): a placement is `b2`, a slide `a3-b3`, a capture `a3xc3`.
+
+Hash: a goat move in the placement phase changes the goats placed, p = goats - in hand,
+and a capture changes the goats captured, k; the goats on the board are p - k. The hash
+space is split into tiers by (p, k, side to move), in order of p, then k, then goats
+before tigers:
+
+* placement (p < goats): goats to move for 0 <= k <= min(p, captures); tigers to move
+  for 1 <= p and k < min(p, captures) (the tigers have moved p - 1 times);
+* sliding (p = goats): one tier per k < captures holding both sides (turn bit), and one
+  tier (goats, captures, goats to move) of games the tigers have won.
+
+Inside a tier, boards are numbered exactly as hashing.HashContext (types T, G, empty)
+numbers the piece-count combination (tigers, p - k, rest) (a one-pass rank/unrank here),
+times the turn bit in sliding tiers. A position's hash is its tier's offset plus its rank
+there. Hash sizes: 9,837 (default), 7,447,200 (size 4), 291,228,843,950 (size 5).
+Placement tiers are loop-free (every move leaves the tier); a sliding tier's moves stay in
+it or capture into the next one. Un-moves (`parents`) are provided for retrograde solving.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, parse_board
+from games.common import board_to_rows
+from hashing import HashContext
+
+TIGER, GOAT, EMPTY = 0, 1, 2
+CHARS = "TG-"
+GOATS_TURN, TIGERS_TURN, BOTH = 0, 1, 2
+SIDES = "gt"
+# the 8 line directions: orthogonal first, then diagonal
+DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+SIZE_DEFAULTS = {
+    3: {"tigers": 1, "goats": 6, "captures": 2},
+    4: {"tigers": 2, "goats": 8, "captures": 3},
+    5: {"tigers": 4, "goats": 20, "captures": 5},
+}
+DEFAULT_SIZE = 3
+
+# params[] slots
+P_CELLS, P_TIGERS, P_GOATS, P_CAPTURES, P_SPREAD = range(5)  # P_SPREAD + g: C(cells - tigers, g)
+
+
+@njit(cache=True, nogil=True)
+def _decode(ctx, h, board):
+    """Write the board of hash h into `board`; return (side to move, placed, captured)."""
+    hnb, _goff, _nbr, _beyond, params, toff, tp, tk, tturn, tarr, _tid = ctx
+    t = np.searchsorted(toff, h, side="right") - 1
+    r = h - toff[t]
+    turn = tturn[t]
+    if turn == BOTH:
+        turn = r // tarr[t]
+        r -= turn * tarr[t]
+    g = tp[t] - tk[t]
+    _board_unrank(hnb[1], r, board, params[P_CELLS], params[P_TIGERS], g,
+                  params[P_SPREAD + g])
+    return turn, tp[t], tk[t]
+
+
+@njit(cache=True, nogil=True)
+def _board_unrank(binom, r, board, n, tigers, goats, spread):
+    """Inverse of _board_rank: the board of rank r with the given piece counts."""
+    r0 = r // spread
+    r1 = r - r0 * spread
+    m = tigers
+    for i in range(n - 1, -1, -1):
+        if m > 0 and binom[i, m] <= r0:
+            board[i] = TIGER
+            r0 -= binom[i, m]
+            m -= 1
+        else:
+            board[i] = EMPTY
+    m = goats
+    u = n - tigers - 1
+    for i in range(n - 1, -1, -1):
+        if board[i] == TIGER:
+            continue
+        if m > 0 and binom[u, m] <= r1:
+            board[i] = GOAT
+            r1 -= binom[u, m]
+            m -= 1
+        u -= 1
+
+
+@njit(cache=True, nogil=True)
+def _board_rank(binom, board, n, spread):
+    """The generic hash's rank of `board` inside its piece-count combination (what
+    hashing.generic.rank gives minus the combination's offset), in one pass: the tigers'
+    cells ranked among all cells, times `spread` (the ways to place the goats), plus the
+    goats' cells ranked among the cells the tigers left."""
+    r0 = np.int64(0)
+    r1 = np.int64(0)
+    m0 = 0
+    m1 = 0
+    u1 = 0
+    for i in range(n):
+        x = board[i]
+        if x == TIGER:
+            m0 += 1
+            r0 += binom[i, m0]
+        else:
+            if x == GOAT:
+                m1 += 1
+                r1 += binom[u1, m1]
+            u1 += 1
+    return r0 * spread + r1
+
+
+@njit(cache=True, nogil=True)
+def _encode(ctx, board, turn, p, k):
+    """Hash of `board` with `turn` to move, p goats placed and k captured."""
+    hnb, _goff, _nbr, _beyond, params, toff, _tp, _tk, tturn, tarr, tid = ctx
+    t = tid[p, k, turn]
+    n = params[P_CELLS]
+    sub = _board_rank(hnb[1], board, n, params[P_SPREAD + p - k])
+    if tturn[t] == BOTH:
+        sub += turn * tarr[t]
+    return toff[t] + sub
+
+
+@njit(cache=True, nogil=True)
+def _can_move(ctx, board, piece):
+    """Whether some `piece` can slide (or, for tigers, jump)."""
+    nbr, beyond = ctx[2], ctx[3]
+    n = ctx[4][P_CELLS]
+    for i in range(n):
+        if board[i] != piece:
+            continue
+        for d in range(8):
+            j = nbr[i, d]
+            if j < 0:
+                continue
+            if board[j] == EMPTY:
+                return True
+            if piece == TIGER and board[j] == GOAT:
+                m = beyond[i, d]
+                if m >= 0 and board[m] == EMPTY:
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def primitive(ctx, h, scratch):
+    params = ctx[4]
+    turn, p, k = _decode(ctx, h, scratch)
+    if turn == GOATS_TURN:
+        if k >= params[P_CAPTURES]:
+            return LOSE
+        if p < params[P_GOATS]:
+            return 0  # placement: an empty point always exists (tigers + goats <= cells)
+        return 0 if _can_move(ctx, scratch, GOAT) else LOSE
+    return 0 if _can_move(ctx, scratch, TIGER) else LOSE
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    nbr, beyond, params = ctx[2], ctx[3], ctx[4]
+    n = params[P_CELLS]
+    board = scratch
+    turn, p, k = _decode(ctx, h, board)
+    count = 0
+    if turn == GOATS_TURN and p < params[P_GOATS]:
+        for i in range(n):
+            if board[i] == EMPTY:
+                board[i] = GOAT
+                out[count] = _encode(ctx, board, TIGERS_TURN, p + 1, k)
+                moves[count] = i
+                board[i] = EMPTY
+                count += 1
+        return count
+    piece = GOAT if turn == GOATS_TURN else TIGER
+    other = TIGERS_TURN if turn == GOATS_TURN else GOATS_TURN
+    for i in range(n):
+        if board[i] != piece:
+            continue
+        for d in range(8):
+            j = nbr[i, d]
+            if j < 0:
+                continue
+            if board[j] == EMPTY:
+                board[i] = EMPTY
+                board[j] = piece
+                out[count] = _encode(ctx, board, other, p, k)
+                moves[count] = n + i * n + j
+                board[j] = EMPTY
+                board[i] = piece
+                count += 1
+            elif piece == TIGER and board[j] == GOAT:
+                m = beyond[i, d]
+                if m >= 0 and board[m] == EMPTY:
+                    board[i] = EMPTY
+                    board[j] = EMPTY
+                    board[m] = TIGER
+                    out[count] = _encode(ctx, board, GOATS_TURN, p, k + 1)
+                    moves[count] = n + i * n + m
+                    board[m] = EMPTY
+                    board[j] = GOAT
+                    board[i] = TIGER
+                    count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _has_tier(ctx, p, k, turn):
+    tid = ctx[10]
+    return 0 <= p < tid.shape[0] and 0 <= k < tid.shape[1] and tid[p, k, turn] >= 0
+
+
+@njit(cache=True, nogil=True)
+def parents(ctx, h, out, scratch):
+    """Every position (valid hash) with h among its children, each once: un-place a goat,
+    un-slide a goat or a tiger, or un-jump a tiger (putting the captured goat back)."""
+    nbr, beyond, params = ctx[2], ctx[3], ctx[4]
+    n = params[P_CELLS]
+    board = scratch
+    turn, p, k = _decode(ctx, h, board)
+    count = 0
+    if turn == TIGERS_TURN:  # the goats moved last
+        if p >= 1 and _has_tier(ctx, p - 1, k, GOATS_TURN) and k < params[P_CAPTURES]:
+            for i in range(n):  # un-place a goat
+                if board[i] == GOAT:
+                    board[i] = EMPTY
+                    out[count] = _encode(ctx, board, GOATS_TURN, p - 1, k)
+                    board[i] = GOAT
+                    count += 1
+        if p == params[P_GOATS]:  # un-slide a goat
+            for j in range(n):
+                if board[j] != GOAT:
+                    continue
+                for d in range(8):
+                    i = nbr[j, d]
+                    if i >= 0 and board[i] == EMPTY:
+                        board[j] = EMPTY
+                        board[i] = GOAT
+                        out[count] = _encode(ctx, board, GOATS_TURN, p, k)
+                        board[i] = EMPTY
+                        board[j] = GOAT
+                        count += 1
+        return count
+    # the tigers moved last
+    slide = _has_tier(ctx, p, k, TIGERS_TURN)
+    jump = k >= 1 and _has_tier(ctx, p, k - 1, TIGERS_TURN)
+    for j in range(n):
+        if board[j] != TIGER:
+            continue
+        for d in range(8):
+            m = nbr[j, d]
+            if m < 0 or board[m] != EMPTY:
+                continue
+            if slide:
+                board[j] = EMPTY
+                board[m] = TIGER
+                out[count] = _encode(ctx, board, TIGERS_TURN, p, k)
+                board[m] = EMPTY
+                board[j] = TIGER
+                count += 1
+            i = beyond[j, d]
+            if jump and i >= 0 and board[i] == EMPTY:
+                board[j] = EMPTY
+                board[m] = GOAT
+                board[i] = TIGER
+                out[count] = _encode(ctx, board, TIGERS_TURN, p, k - 1)
+                board[i] = EMPTY
+                board[m] = EMPTY
+                board[j] = TIGER
+                count += 1
+    return count
+
+
+def line_tables(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """nbr[i, d]: the point one step from i along direction d on a line, else -1;
+    beyond[i, d]: the point two steps away along the same line, else -1."""
+    cells = size * size
+    nbr = np.full((cells, 8), -1, dtype=np.int64)
+    beyond = np.full((cells, 8), -1, dtype=np.int64)
+    for r in range(size):
+        for c in range(size):
+            for d, (dr, dc) in enumerate(DIRECTIONS):
+                if dr and dc and (r + c) % 2:
+                    continue  # no diagonal lines through odd points
+                if 0 <= r + dr < size and 0 <= c + dc < size:
+                    nbr[r * size + c, d] = (r + dr) * size + c + dc
+                    if 0 <= r + 2 * dr < size and 0 <= c + 2 * dc < size:
+                        beyond[r * size + c, d] = (r + 2 * dr) * size + c + 2 * dc
+    return nbr, beyond
+
+
+def tiger_corners(size: int, tigers: int) -> list[int]:
+    last = size - 1
+    corners = [(0, 0), (last, last), (0, last), (last, 0)]
+    return [r * size + c for r, c in corners[:tigers]]
+
+
+class BaghChal(Game):
+    name = "baghchal"
+    title = "Bagh-Chal (tigers and goats)"
+    loopy = True
+    has_parents = True
+    variants = {
+        "size": Variant(DEFAULT_SIZE, 3, 5, "board size n (n x n points)"),
+        "tigers": Variant(SIZE_DEFAULTS[DEFAULT_SIZE]["tigers"], 1, 4,
+                          "tigers, on the corners (default 1 / 2 / 4 for size 3 / 4 / 5)"),
+        "goats": Variant(SIZE_DEFAULTS[DEFAULT_SIZE]["goats"], 1, 24,
+                         "goats in hand at the start, at most size*size - tigers "
+                         "(default 6 / 8 / 20 for size 3 / 4 / 5)"),
+        "captures": Variant(SIZE_DEFAULTS[DEFAULT_SIZE]["captures"], 1, 24,
+                            "goats the tigers must capture to win, at most goats "
+                            "(default 2 / 3 / 5 for size 3 / 4 / 5)"),
+    }
+
+    @classmethod
+    def check_variant(cls, given: dict[str, int]) -> dict[str, int]:
+        for key in given:
+            if key not in cls.variants:
+                raise VariantError(
+                    f"{cls.name} has no variant key '{key}' (keys: {', '.join(cls.variants)})")
+        size = given.get("size", DEFAULT_SIZE)
+        out = {}
+        for key, spec in cls.variants.items():
+            val = given.get(key, SIZE_DEFAULTS.get(size, {}).get(key, spec.default))
+            if not isinstance(val, int) or not spec.lo <= val <= spec.hi:
+                raise VariantError(
+                    f"{cls.name} variant {key}={val} is out of range {spec.lo}..{spec.hi}")
+            out[key] = val
+        if out["goats"] > size * size - out["tigers"]:
+            raise VariantError(
+                f"{cls.name} variant goats={out['goats']}: at most size*size - tigers = "
+                f"{size * size - out['tigers']} goats fit on the {size}x{size} board")
+        if out["captures"] > out["goats"]:
+            raise VariantError(
+                f"{cls.name} variant captures={out['captures']}: at most goats="
+                f"{out['goats']}")
+        return out
+
+    def __init__(self, **variant):
+        super().__init__(**variant)
+        v = self.variant
+        self.size = n = v["size"]
+        self.cells = cells = n * n
+        self.ntigers, self.ngoats, self.ncaptures = v["tigers"], v["goats"], v["captures"]
+        T, G, C = self.ntigers, self.ngoats, self.ncaptures
+        self.hash = HashContext(cells, [(T, T), (0, G), (0, cells)])
+        goff = np.array([self.hash.offsets[self.hash.combo_id((T, g, cells - T - g))]
+                         for g in range(G + 1)], dtype=np.int64)
+        nbr, beyond = line_tables(n)
+        params = np.array([cells, T, G, C] + [math.comb(cells - T, g) for g in range(G + 1)],
+                          dtype=np.int64)
+
+        # tiers: (placed, captured, side) in order of placed, captured, goats first
+        self.tier_keys: list[tuple[int, int, int]] = []
+        for p in range(G + 1):
+            for k in range(min(p, C) + 1):
+                if p < G:
+                    self.tier_keys.append((p, k, GOATS_TURN))
+                    if k < min(p, C):
+                        self.tier_keys.append((p, k, TIGERS_TURN))
+                else:
+                    self.tier_keys.append((p, k, BOTH if k < C else GOATS_TURN))
+        nt = len(self.tier_keys)
+        toff = np.zeros(nt + 1, dtype=np.int64)
+        tarr = np.zeros(nt, dtype=np.int64)
+        tid = np.full((G + 1, C + 1, 2), -1, dtype=np.int64)
+        for t, (p, k, side) in enumerate(self.tier_keys):
+            g = p - k
+            tarr[t] = math.comb(cells, T) * math.comb(cells - T, g)
+            toff[t + 1] = toff[t] + tarr[t] * (2 if side == BOTH else 1)
+            for s in ((GOATS_TURN, TIGERS_TURN) if side == BOTH else (side,)):
+                tid[p, k, s] = t
+        keys = np.array(self.tier_keys, dtype=np.int64).reshape(nt, 3)
+        self.tier_offsets = toff
+        self.ctx = (self.hash.nb, goff, nbr, beyond, params, toff,
+                    keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy(), tarr, tid)
+        self.hash_size = int(toff[-1])
+        on_board = min(G, cells - T)
+        self.max_children = max(cells, 8 * max(T, on_board))
+        self.max_parents = max(9 * on_board, 16 * T)
+        self.scratch_size = cells
+        self.max_remoteness = 4095
+        board = np.full(cells, EMPTY, dtype=np.int8)
+        board[tiger_corners(n, T)] = TIGER
+        self.start = int(_encode(self.ctx, board, GOATS_TURN, 0, 0))
+
+    # -- tiers ----------------------------------------------------------------------
+    def tiers(self) -> list[Tier]:
+        index = {key: t for t, key in enumerate(self.tier_keys)}
+        G, C = self.ngoats, self.ncaptures
+
+        def tier_of(p, k, side):
+            if p == G and k < C:
+                side = BOTH
+            return index[(p, k, side)]
+
+        out = []
+        for t, (p, k, side) in enumerate(self.tier_keys):
+            kids: list[int] = []
+            if side == GOATS_TURN and k < C:  # a placement
+                kids.append(tier_of(p + 1, k, TIGERS_TURN))
+            elif side == TIGERS_TURN:  # slide, or capture
+                kids.append(tier_of(p, k, GOATS_TURN))
+                kids.append(tier_of(p, k + 1, GOATS_TURN))
+            elif side == BOTH:  # sliding phase: stay, or capture
+                kids.append(t)
+                kids.append(tier_of(p, k + 1, GOATS_TURN))
+            word = {GOATS_TURN: "goats", TIGERS_TURN: "tigers", BOTH: "both"}[side]
+            out.append(Tier(f"placed={p} captured={k} {word}", int(self.tier_offsets[t]),
+                            int(self.tier_offsets[t + 1]), tuple(kids)))
+        return out
+
+    # -- positions ------------------------------------------------------------------
+    def decode(self, h: int) -> tuple[list[str], str, int, int]:
+        """(cells, side to move 'g'/'t', goats in hand, goats captured) of hash h."""
+        if not 0 <= h < self.hash_size:
+            raise PositionError(f"baghchal hash {h} is out of range 0..{self.hash_size - 1}")
+        board = np.empty(self.cells, dtype=np.int8)
+        turn, p, k = _decode(self.ctx, h, board)
+        return [CHARS[x] for x in board], SIDES[turn], self.ngoats - int(p), int(k)
+
+    def to_string(self, h: int) -> str:
+        cells, side, hand, captured = self.decode(h)
+        return f"{board_to_rows(cells, self.size)} {side} {hand} {captured}"
+
+    def from_string(self, s: str) -> int:
+        text = s.strip()
+        parts = text.split()
+        if len(parts) != 4:
+            raise PositionError(
+                f"baghchal position '{s}' should be 'BOARD SIDE IN_HAND CAPTURED', "
+                f"e.g. '{self.to_string(self.start)}'")
+        board_text, side, hand_text, cap_text = parts
+        cells = parse_board(board_text, [self.size] * self.size, CHARS, self.name)
+        if side not in SIDES:
+            raise PositionError(
+                f"baghchal position '{s}': side to move must be 'g' or 't', not '{side}'")
+        try:
+            hand, captured = int(hand_text), int(cap_text)
+        except ValueError:
+            raise PositionError(
+                f"baghchal position '{s}': goats in hand and captured must be integers"
+            ) from None
+        G, C, T = self.ngoats, self.ncaptures, self.ntigers
+        if cells.count("T") != T:
+            raise PositionError(
+                f"baghchal position '{s}' cannot occur: it needs {T} tigers, "
+                f"not {cells.count('T')}")
+        if not 0 <= hand <= G:
+            raise PositionError(
+                f"baghchal position '{s}': goats in hand must be 0..{G}, not {hand}")
+        if not 0 <= captured <= C:
+            raise PositionError(
+                f"baghchal position '{s}' cannot occur: goats captured must be 0..{C} "
+                f"(the game ends at {C}), not {captured}")
+        p = G - hand
+        goats = cells.count("G")
+        if goats != p - captured:
+            raise PositionError(
+                f"baghchal position '{s}' cannot occur: {p} goats placed and {captured} "
+                f"captured leave {p - captured} on the board, not {goats}")
+        turn = SIDES.index(side)
+        if turn == TIGERS_TURN and captured == C:
+            raise PositionError(
+                f"baghchal position '{s}' cannot occur: the game ended with the "
+                f"{C}th capture, so the goats are to move")
+        if turn == TIGERS_TURN and p < G and captured >= p:
+            raise PositionError(
+                f"baghchal position '{s}' cannot occur: with tigers to move in the "
+                f"placement phase, tigers have moved {p - 1} times and cannot have "
+                f"captured {captured}")
+        board = np.array([CHARS.index(c) for c in cells], dtype=np.int8)
+        return int(_encode(self.ctx, board, turn, p, captured))
+
+    def point_name(self, i: int) -> str:
+        r, c = divmod(i, self.size)
+        return f"{chr(ord('a') + c)}{self.size - r}"
+
+    def move_name(self, h: int, code: int) -> str:
+        n = self.cells
+        if code < n:
+            return self.point_name(code)
+        a, b = divmod(code - n, n)
+        (ra, ca), (rb, cb) = divmod(a, self.size), divmod(b, self.size)
+        sep = "x" if max(abs(ra - rb), abs(ca - cb)) == 2 else "-"
+        return f"{self.point_name(a)}{sep}{self.point_name(b)}"
+
+    def analysis_extras(self, solved) -> dict:
+        word, rem = solved.lookup(self.start)
+        outcome = {"win": f"the goats win in {rem} moves",
+                   "lose": f"the tigers win in {rem} moves",
+                   "draw": "neither side can force a win (draw)"}.get(word, word)
+        return {"outcome": outcome,
+                "notes": [f"goats move first; with perfect play {outcome}"]}
