@@ -74,10 +74,17 @@ class Tier:
 
 
 class Variant:
-    """One variant key: its type, default, allowed range and meaning."""
+    """One variant key: its default, allowed range (or list of values) and meaning."""
 
-    def __init__(self, default: int, lo: int, hi: int, help: str):
+    def __init__(self, default: int, lo: int, hi: int, help: str,
+                 choices: tuple[int, ...] | None = None):
         self.default, self.lo, self.hi, self.help = default, lo, hi, help
+        self.choices = choices
+
+    def allowed(self) -> str:
+        if self.choices:
+            return ", ".join(map(str, self.choices))
+        return f"{self.lo}..{self.hi}"
 
 
 class Game:
@@ -110,9 +117,10 @@ class Game:
                 raise VariantError(f"{cls.name} has no variant key '{key}' (keys: {known})")
         for key, spec in cls.variants.items():
             val = given.get(key, spec.default)
-            if not isinstance(val, int) or not spec.lo <= val <= spec.hi:
+            if (not isinstance(val, int) or not spec.lo <= val <= spec.hi
+                    or (spec.choices and val not in spec.choices)):
                 raise VariantError(
-                    f"{cls.name} variant {key}={val} is out of range {spec.lo}..{spec.hi}")
+                    f"{cls.name} variant {key}={val} is not allowed ({spec.allowed()})")
             out[key] = val
         return out
 
@@ -125,6 +133,8 @@ class Game:
 
     # -- optional capabilities --------------------------------------------------------
     has_parents: ClassVar[bool] = False  # the module defines parents(ctx, h, out, scratch)
+    max_parents: int  # with has_parents: the most un-moves a position can have (default
+    #                   max_children), the size of the solvers' parent buffer
 
     def tiers(self) -> list[Tier] | None:
         """The game's tiers, children before parents not required; None if it has none."""

@@ -17,7 +17,8 @@ def analyze(db: Database) -> dict:
     by_rem: dict[int, np.ndarray] = {}
     for _a, value, rem in db.chunks():
         counts += np.bincount(value, minlength=8)[:8]
-        reached = value != 0
+        # draws (and puzzle losses) have no remoteness: counted by value only
+        reached = (value == 4) | (value == 3) | ((value == 1) & (not game.puzzle))
         if not reached.any():
             continue
         v, r = value[reached], rem[reached].astype(np.int64)
@@ -40,8 +41,7 @@ def analyze(db: Database) -> dict:
         "remoteness": remoteness,
         "start": {"position": game.to_string(game.start), "value": VALUE_WORDS[sv],
                   "remoteness": shown_remoteness(sv, sr, game.puzzle)},
-        "max_remoteness": max((r for r, row in remoteness.items()
-                               if set(row) - {"draw"}), default=0),
+        "max_remoteness": max(remoteness, default=0),
     }
 
 

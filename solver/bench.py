@@ -30,10 +30,10 @@ def machine() -> str:
 
 def run_benchmark(game: str, variant: str | None = None, method: str | None = None) -> dict:
     from solver.parallel import threads
-    from solver.solve import METHODS, applicable_methods
+    from solver.solve import METHODS, default_method
 
     g = get_game(game, variant)
-    method = method or applicable_methods(g)[0]
+    method = method or default_method(g)
     module = importlib.import_module(METHODS[method])
     t0 = time.perf_counter()
     module.warm_up(g)

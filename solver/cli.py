@@ -45,7 +45,7 @@ def cli():
     """Strong solver for games and puzzles: solve, query, analyze.
 
     \b
-    gsolve tictactoe                      solve (bottom-up sweeps by default)
+    gsolve tictactoe                      solve (the fastest method that applies)
     gsolve query tictactoe X--/-O-/--X    value, remoteness and moves of a position
     gsolve analyze tictactoe --paths      counts by value and remoteness
     gsolve list                           games, variants and methods
@@ -56,7 +56,8 @@ def cli():
 @click.argument("game")
 @variant_option
 @click.option("--method", "-m", default=None,
-              help="bottomup, dfs, tiers or retrograde (default: the game's first).")
+              help="bottomup, dfs, tiers or retrograde (default: dfs for loop-free games, "
+                   "retrograde for loopy ones with un-moves, else bottomup).")
 @db_option
 @click.option("--force", is_flag=True, help="Solve again even if a complete database exists.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -180,10 +181,14 @@ def analyze(game, variant, db, as_json, paths):
     words = [w for w in ("win", "lose", "tie", "draw") if w in report["values"]]
     click.echo("")
     click.echo(f"{'remoteness':>10} " + " ".join(f"{w:>10}" for w in words) + f" {'total':>10}")
-    for rem, row in report["remoteness"].items():
-        label = "-" if set(row) <= {"draw"} or (g.puzzle and set(row) <= {"lose"}) else rem
+    rows = list(report["remoteness"].items())
+    none = {w: n for w, n in report["values"].items()
+            if w == "draw" or (g.puzzle and w == "lose")}
+    if none:  # no remoteness: draws, and puzzle positions that cannot reach a goal
+        rows.append(("none", none))
+    for rem, row in rows:
         cells = " ".join(f"{row.get(w, 0):>10,}" for w in words)
-        click.echo(f"{label!s:>10} {cells} {sum(row.values()):>10,}")
+        click.echo(f"{rem!s:>10} {cells} {sum(row.values()):>10,}")
     cells = " ".join(f"{report['values'][w]:>10,}" for w in words)
     click.echo(f"{'total':>10} {cells} {report['positions']:>10,}")
     if paths:
@@ -199,16 +204,17 @@ def analyze(game, variant, db, as_json, paths):
 def list_games(as_json):
     """Games, their variants with defaults, and the methods that apply."""
     from games.registry import available, game_class
-    from solver.solve import applicable_methods
+    from solver.solve import applicable_methods, default_method
 
     rows = []
     for name in available():
         cls = game_class(name)
         rows.append({
             "game": name, "title": cls.title, "puzzle": cls.puzzle, "loopy": cls.loopy,
-            "variants": {k: {"default": v.default, "min": v.lo, "max": v.hi, "help": v.help}
+            "variants": {k: {"default": v.default, "min": v.lo, "max": v.hi,
+                             "allowed": v.allowed(), "help": v.help}
                          for k, v in cls.variants.items()},
-            "methods": applicable_methods(cls),
+            "methods": applicable_methods(cls), "default_method": default_method(cls),
         })
     if as_json:
         click.echo(json.dumps(rows))
@@ -217,15 +223,16 @@ def list_games(as_json):
         kind = "puzzle" if r["puzzle"] else "two-player"
         kind += ", loopy" if r["loopy"] else ""
         click.echo(f"{r['game']:<14} {r['title']} ({kind})")
-        click.echo(f"{'':<14} methods: {', '.join(r['methods'])}")
+        methods = [m + (" (default)" if m == r["default_method"] else "") for m in r["methods"]]
+        click.echo(f"{'':<14} methods: {', '.join(methods)}")
         for k, v in r["variants"].items():
-            click.echo(f"{'':<14} -V {k}={v['default']}  ({v['min']}..{v['max']}) {v['help']}")
+            click.echo(f"{'':<14} -V {k}={v['default']}  ({v['allowed']}) {v['help']}")
 
 
 @cli.command()
 @click.argument("game")
 @variant_option
-@click.option("--method", "-m", default=None, help="Method to time (default: the game's first).")
+@click.option("--method", "-m", default=None, help="Method to time (default as for solve).")
 @json_option
 def bench(game, variant, method, as_json):
     """Time a solve in memory: compile/load time, solve time, positions/s, bytes/position."""

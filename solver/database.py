@@ -24,6 +24,9 @@ from games.base import Game, GsolveError
 
 FORMAT = 1
 CHUNK = 1 << 18
+# bump when what a partial (tiered) store keeps between runs changes meaning: a resume
+# then starts over instead of misreading it
+PARTIAL_FORMAT = 2
 
 
 def _compressors():
@@ -203,7 +206,8 @@ class PartialStore:
         self.game = game
         ident = {"format": FORMAT, "game": game.name, "variant": dict(game.variant),
                  "variant_key": game.variant_key, "hash_size": int(game.hash_size),
-                 "method": method}
+                 "method": method, "partial_format": PARTIAL_FORMAT,
+                 "gsolve_version": _version()}
         self.group = None
         if not fresh and (self.path / "zarr.json").exists():
             try:
@@ -225,7 +229,7 @@ class PartialStore:
                                fill_value=0, compressors=_compressors())
             group.create_array("remoteness", shape=(n,), dtype=rem_dtype, chunks=(chunk,),
                                fill_value=0, compressors=_compressors())
-            group.attrs.update({**ident, "started": now(), "gsolve_version": _version()})
+            group.attrs.update({**ident, "started": now()})
             self.group = group
         self.value = self.group["value"]
         self.remoteness = self.group["remoteness"]

@@ -24,8 +24,16 @@ METHODS: dict[str, str] = {
 
 
 def applicable_methods(game: Game | type[Game]) -> list[str]:
-    """Methods that can solve this game, the preferred first."""
+    """Methods that can solve this game, in a fixed order."""
     return [m for m in METHODS if _method_module(m).applies(game)]
+
+
+def default_method(game: Game | type[Game]) -> str:
+    """The fastest method that applies: dfs on loop-free games, retrograde on loopy games
+    with un-moves (it then needs 3 bytes a position), bottom-up sweeps otherwise."""
+    if not game.loopy:
+        return "dfs"
+    return "retrograde" if game.has_parents else "bottomup"
 
 
 def _method_module(method: str):
@@ -128,7 +136,7 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
           force: bool = False, progress: Progress | None = None) -> SolveResult:
     """Solve `game` into the database under `root` unless a complete one is there."""
     methods = applicable_methods(game)
-    method = method or methods[0]
+    method = method or default_method(game)
     module = _method_module(method)
     if method not in methods:
         raise GsolveError(module.why_not(game))

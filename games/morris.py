@@ -1,0 +1,645 @@
+"""Three, Six and Nine Men's Morris (variant ``men`` = 3, 6 or 9).
+
+Boards (points named as in the usual algebraic notation: file letter a.., rank 1.. from the
+bottom):
+
+* Three (men=3): the 3x3 grid of points a1..c3. Lines are the 3 rows and 3 columns (no
+  diagonals); a piece slides to an orthogonally adjacent point (no diagonal steps).
+  Variant diagonals=1 adds the two diagonals as lines: mills along them, and slides
+  along them (from a corner to the centre and back).
+* Six (men=6): two concentric squares, 16 points on a 5x5 grid; the midpoints of facing
+  sides are joined (a3-b3, c5-c4, e3-d3, c1-c2). Mills are the 8 sides of the squares only
+  (the joining lines hold two points, so they are no mills).
+* Nine (men=9): three concentric squares, 24 points on a 7x7 grid; the midpoints of the
+  sides are joined across the three squares. Mills: the 12 sides and the 4 joining lines.
+
+Rules (White moves first; each player has `men` pieces in hand):
+
+* Placement: the players alternate placing one piece from hand on an empty point until
+  both hands are empty; then movement: the player to move slides one of their pieces
+  along a line to an adjacent empty point.
+* Three: three in a row (a mill) wins at once, in either phase: the player to move loses
+  when the opponent has a mill. There is no flying and no capture.
+* Six and Nine: a move (placement or slide) that forms a mill, i.e. puts the moved piece
+  on a line whose three points then all hold the mover's pieces, removes one opponent
+  piece from the board: one that is not in a mill, unless all of the opponent's pieces are
+  in mills, then any. A move that forms two mills still removes one piece. (If the
+  opponent has no piece on the board, nothing is removed.) Moving a piece out of a mill
+  and back forms it again.
+* Flying: in Nine, a player with exactly three pieces (after placement) may move a piece
+  to any empty point. Six and Three have no flying.
+* The player to move loses when they have fewer than three pieces (on the board and in
+  hand together), or, in the movement phase, when they have no legal move.
+* Sliding can repeat positions, so the game is loopy: positions neither side can force
+  to an end are draws. There is no repetition or move-count rule.
+
+Position string: the board row by row, top row (highest rank) first, rows joined by '/',
+the points of a row left to right; `W` white, `B` black, `-` empty. Then the side to move
+(`w` or `b`) and the pieces in hand of White and of Black. Rows hold 3/3/3 points (Three),
+3/3/4/3/3 (Six), 3/3/3/6/3/3/3 (Nine). Starts:
+
+    ---/---/--- w 3 3
+    ---/---/----/---/--- w 6 6
+    ---/---/---/------/---/---/--- w 9 9
+
+Since players alternate placing, White to move has as many pieces in hand as Black, and
+Black to move has one more than White. The two hand counts may be left out when both are
+0. Moves are named by points: `b2` (placement), `a1-a2` (slide or flight), with `xc3`
+appended when the move removes the opponent's piece on c3.
+
+Hash: the board is ranked by the generic hash (hashing.HashContext over the piece types W,
+B, empty). The global numbering is a list of blocks, one per (stage, pieces on board of
+each side, side to move), where the stage is the number of placements made so far,
+0..2*men (2*men = movement phase; the side to move is free only there). A block's
+positions are numbered by the generic arrangement rank (computed in one pass here). Blocks
+hold the boards with W <= White's placed pieces and B <= Black's, the side to move with
+at least 2 pieces in all (board and hand) and the other side with at least 3 (a side below
+3 lost on its turn); during placement, at most (opponent's placed pieces - 2) of a side's
+pieces are gone (a first mill needs three placed pieces). Three has no removals, so its
+boards hold exactly the placed pieces. Sizes: Three 5,710 (5,466 reachable), Six
+70,534,217, Nine 570,947,436,273 (about half of it in the placement stages).
+
+Tiers: each placement block (stage, W, B) is a tier (its children are in the next stage);
+each movement (W, B) pair, both sides to move, is a loopy tier whose children are in
+itself, (W, B-1) and (W-1, B).
+
+Un-moves (`parents`): un-place or un-slide (un-fly) a piece of the side that just moved;
+when that piece stands in a mill, put back an opponent piece on any empty point from which
+taking it was legal. Parents outside the hash space, and (Three) parents that are already
+won, are left out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
+from hashing import HashContext
+from hashing.generic import unrank
+
+W, B, EMPTY = 0, 1, 2
+CHARS = "WB-"
+SIDES = "wb"
+
+# params[] slots
+P_POINTS, P_MEN, P_MILLWIN, P_FLY, P_MOVE_STAGE = range(5)
+
+
+# -- board geometry -------------------------------------------------------------------------
+
+def board_geometry(men: int, diagonals: int = 0):
+    """(points as (x, y) with y = 0 the top row, mills as point-index triples, adjacent
+    point pairs) of the board for `men` = 3, 6 or 9 (Three: with the two diagonals as lines
+    when `diagonals`). Points are in reading order."""
+    if men == 3:
+        pts = [(x, y) for y in range(3) for x in range(3)]
+        lines = [[(x, y) for x in range(3)] for y in range(3)]
+        lines += [[(x, y) for y in range(3)] for x in range(3)]
+        if diagonals:
+            lines += [[(i, i) for i in range(3)], [(2 - i, i) for i in range(3)]]
+        links = []
+    else:
+        rings = 2 if men == 6 else 3
+        c = rings  # centre coordinate; the grid is (2*rings+1) wide
+        pts = set()
+        lines, links = [], []
+        for d in range(1, rings + 1):  # ring at distance d from the centre
+            corners = [(c - d, c - d), (c + d, c - d), (c + d, c + d), (c - d, c + d)]
+            for i in range(4):
+                (x0, y0), (x1, y1) = corners[i], corners[(i + 1) % 4]
+                side = [(x0, y0), ((x0 + x1) // 2, (y0 + y1) // 2), (x1, y1)]
+                lines.append(side)
+                pts.update(side)
+        for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0)):  # joins of the side midpoints
+            spoke = [(c + dx * d, c + dy * d) for d in range(rings, 0, -1)]
+            if len(spoke) == 3:
+                lines.append(spoke)
+            else:
+                links.append(spoke)
+        pts = sorted(pts, key=lambda p: (p[1], p[0]))
+    index = {p: i for i, p in enumerate(pts)}
+    mills = [[index[p] for p in line] for line in lines]
+    adj = set()
+    for line in lines + links:
+        for a, b in zip(line, line[1:], strict=False):
+            adj.add((index[a], index[b]))
+            adj.add((index[b], index[a]))
+    return pts, mills, sorted(adj)
+
+
+def _csr(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    starts = np.zeros(len(groups) + 1, dtype=np.int64)
+    for i, g in enumerate(groups):
+        starts[i + 1] = starts[i] + len(g)
+    ids = np.array([x for g in groups for x in g] or [0], dtype=np.int64)
+    return starts, ids
+
+
+# -- numba core -----------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _decode(ctx, h, board):
+    """Board of hash h into `board`; returns (stage, side to move)."""
+    hctx, bstart, binfo = ctx[0], ctx[1], ctx[2]
+    k = np.searchsorted(bstart, h, side="right") - 1
+    combo = binfo[k, 2]
+    unrank(hctx, hctx[5][combo] + h - bstart[k], board)
+    return binfo[k, 0], binfo[k, 1]
+
+
+@njit(cache=True, nogil=True)
+def _encode(ctx, board, stage, turn):
+    """Hash of `board` in the block (stage, turn), -1 when there is none: the generic
+    arrangement rank of hashing.generic.rank, in one pass for the types W, B, empty."""
+    hctx, bstart, blk = ctx[0], ctx[1], ctx[3]
+    binom, combo_index, combo_radix = hctx[1], hctx[2], hctx[4]
+    n = board.shape[0]
+    free = 0  # cells without a white piece so far
+    mw = 0
+    mb = 0
+    rw = 0
+    rb = 0
+    for i in range(n):
+        p = board[i]
+        if p == W:
+            mw += 1
+            rw += binom[i, mw]
+        else:
+            if p == B:
+                mb += 1
+                rb += binom[free, mb]
+            free += 1
+    combo = combo_index[mw + mb * (n + 1)]
+    if combo < 0:
+        return -1
+    k = blk[stage, combo, turn]
+    if k < 0:
+        return -1
+    return bstart[k] + rw * combo_radix[combo, 0] + rb * combo_radix[combo, 1]
+
+
+@njit(cache=True, nogil=True)
+def _in_mill(ctx, board, q, piece):
+    """Whether point q lies on a line whose three points all hold `piece`."""
+    mills, mstart, mids = ctx[4], ctx[5], ctx[6]
+    for j in range(mstart[q], mstart[q + 1]):
+        m = mids[j]
+        if board[mills[m, 0]] == piece and board[mills[m, 1]] == piece \
+                and board[mills[m, 2]] == piece:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _placed(men, stage, side):
+    """Pieces `side` has placed after `stage` placements (White places first)."""
+    if side == W:
+        return min(men, (stage + 1) // 2)
+    return min(men, stage // 2)
+
+
+@njit(cache=True, nogil=True)
+def primitive(ctx, h, scratch):
+    params, astart, aids = ctx[9], ctx[7], ctx[8]
+    npts = params[P_POINTS]
+    men = params[P_MEN]
+    board = scratch[:npts]
+    stage, me = _decode(ctx, h, board)
+    opp = 1 - me
+    mine = 0
+    for i in range(npts):
+        if board[i] == me:
+            mine += 1
+    if params[P_MILLWIN]:
+        mills = ctx[4]
+        for m in range(mills.shape[0]):
+            if board[mills[m, 0]] == opp and board[mills[m, 1]] == opp \
+                    and board[mills[m, 2]] == opp:
+                return LOSE
+    if mine + men - _placed(men, stage, me) < 3:
+        return LOSE
+    if stage == params[P_MOVE_STAGE]:
+        if params[P_FLY] and mine == 3:
+            return 0  # some point is empty on every board
+        for i in range(npts):
+            if board[i] == me:
+                for j in range(astart[i], astart[i + 1]):
+                    if board[aids[j]] == EMPTY:
+                        return 0
+        return LOSE
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _emit(ctx, board, dst, src, me, stage, out, moves, n):
+    """Children of the move that just put `me` on dst (from src, -1 for a placement):
+    with a removal of each allowed opponent piece when the move formed a mill."""
+    params = ctx[9]
+    npts = params[P_POINTS]
+    opp = 1 - me
+    code = ((src + 1) * npts + dst) * (npts + 1)
+    if params[P_MILLWIN] == 0 and _in_mill(ctx, board, dst, me):
+        free = 0
+        total = 0
+        for q in range(npts):
+            if board[q] == opp:
+                total += 1
+                if not _in_mill(ctx, board, q, opp):
+                    free += 1
+        if total > 0:
+            for q in range(npts):
+                if board[q] == opp and (free == 0 or not _in_mill(ctx, board, q, opp)):
+                    board[q] = EMPTY
+                    out[n] = _encode(ctx, board, stage, opp)
+                    moves[n] = code + q + 1
+                    board[q] = opp
+                    n += 1
+            return n
+    out[n] = _encode(ctx, board, stage, opp)
+    moves[n] = code
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    params, astart, aids = ctx[9], ctx[7], ctx[8]
+    npts = params[P_POINTS]
+    board = scratch[:npts]
+    stage, me = _decode(ctx, h, board)
+    n = 0
+    if stage < params[P_MOVE_STAGE]:
+        for dst in range(npts):
+            if board[dst] == EMPTY:
+                board[dst] = me
+                n = _emit(ctx, board, dst, -1, me, stage + 1, out, moves, n)
+                board[dst] = EMPTY
+        return n
+    mine = 0
+    for i in range(npts):
+        if board[i] == me:
+            mine += 1
+    fly = params[P_FLY] != 0 and mine == 3
+    for src in range(npts):
+        if board[src] != me:
+            continue
+        board[src] = EMPTY
+        if fly:
+            for dst in range(npts):
+                if dst != src and board[dst] == EMPTY:
+                    board[dst] = me
+                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n)
+                    board[dst] = EMPTY
+        else:
+            for j in range(astart[src], astart[src + 1]):
+                dst = aids[j]
+                if board[dst] == EMPTY:
+                    board[dst] = me
+                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n)
+                    board[dst] = EMPTY
+        board[src] = me
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _removal_legal(ctx, board, r, piece):
+    """Whether taking `piece` from r is allowed on `board`: r is in no mill, or every
+    piece of that side is in a mill."""
+    if not _in_mill(ctx, board, r, piece):
+        return True
+    for q in range(board.shape[0]):
+        if board[q] == piece and not _in_mill(ctx, board, q, piece):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _parent_hash(ctx, board, stage, turn):
+    """Hash of a candidate parent, or -1 when it is outside the hash space or primitive
+    (Three: the side not to move has a line)."""
+    params = ctx[9]
+    h = _encode(ctx, board, stage, turn)
+    if h < 0:
+        return -1
+    if params[P_MILLWIN]:
+        mills = ctx[4]
+        opp = 1 - turn
+        for m in range(mills.shape[0]):
+            if board[mills[m, 0]] == opp and board[mills[m, 1]] == opp \
+                    and board[mills[m, 2]] == opp:
+                return -1
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _unmove(ctx, board, d, src, prev, stage, out, n):
+    """Parents where `prev` moved to d (from src, -1 for a placement) in the parent of
+    `stage`: without a removal, or with one of `me`'s pieces taken from an empty point r
+    when the move closed a mill. `board` is the child's and is restored."""
+    params = ctx[9]
+    npts = params[P_POINTS]
+    me = 1 - prev
+    if params[P_MILLWIN] == 0 and _in_mill(ctx, board, d, prev):
+        left = 0
+        for q in range(npts):
+            if board[q] == me:
+                left += 1
+        for r in range(npts):
+            if board[r] != EMPTY or r == src:
+                continue
+            board[r] = me
+            if _removal_legal(ctx, board, r, me):
+                board[d] = EMPTY
+                if src >= 0:
+                    board[src] = prev
+                p = _parent_hash(ctx, board, stage, prev)
+                if p >= 0:
+                    out[n] = p
+                    n += 1
+                if src >= 0:
+                    board[src] = EMPTY
+                board[d] = prev
+            board[r] = EMPTY
+        if left > 0:  # a mill removes nothing only when the opponent had no piece out
+            return n
+    board[d] = EMPTY
+    if src >= 0:
+        board[src] = prev
+    p = _parent_hash(ctx, board, stage, prev)
+    if p >= 0:
+        out[n] = p
+        n += 1
+    if src >= 0:
+        board[src] = EMPTY
+    board[d] = prev
+    return n
+
+
+@njit(cache=True, nogil=True)
+def parents(ctx, h, out, scratch):
+    """Every position (in the hash space, not primitive) with h among its children, once."""
+    params, astart, aids = ctx[9], ctx[7], ctx[8]
+    npts = params[P_POINTS]
+    mstage = params[P_MOVE_STAGE]
+    board = scratch[:npts]
+    stage, me = _decode(ctx, h, board)
+    prev = 1 - me
+    n = 0
+    # un-placements: the parent is in the previous stage, with prev to move
+    if 0 < stage and (stage < mstage or me == W):
+        for d in range(npts):
+            if board[d] == prev:
+                n = _unmove(ctx, board, d, -1, prev, stage - 1, out, n)
+    if stage < mstage:
+        return n
+    # un-slides (un-flights when prev had three pieces)
+    count = 0
+    for i in range(npts):
+        if board[i] == prev:
+            count += 1
+    fly = params[P_FLY] != 0 and count == 3
+    for d in range(npts):
+        if board[d] != prev:
+            continue
+        if fly:
+            for src in range(npts):
+                if board[src] == EMPTY:
+                    n = _unmove(ctx, board, d, src, prev, stage, out, n)
+        else:
+            for j in range(astart[d], astart[d + 1]):
+                src = aids[j]
+                if board[src] == EMPTY:
+                    n = _unmove(ctx, board, d, src, prev, stage, out, n)
+    return n
+
+
+# -- the game -------------------------------------------------------------------------------
+
+class Morris(Game):
+    name = "morris"
+    title = "Three, Six and Nine Men's Morris"
+    loopy = True
+    has_parents = True
+    variants = {
+        "men": Variant(3, 3, 9, "pieces per player and board", choices=(3, 6, 9)),
+        "diagonals": Variant(0, 0, 1, "Three only: 1 = the diagonals are lines too"),
+    }
+
+    def __init__(self, **variant):
+        super().__init__(**variant)
+        men = self.variant["men"]
+        if men not in (3, 6, 9):
+            raise VariantError(
+                f"morris variant men={men}: must be 3, 6 or 9 (Three, Six or Nine Men's Morris)")
+        if self.variant["diagonals"] and men != 3:
+            raise VariantError("morris variant diagonals=1 is for Three Men's Morris only")
+        self.men = men
+        pts, mills, adj = board_geometry(men, self.variant["diagonals"])
+        npts = len(pts)
+        self.npoints = npts
+        self.millwin = men == 3
+        self.flying = men == 9
+        self.move_stage = 2 * men
+        # rows of the position string, and point names
+        ys = sorted({y for _, y in pts})
+        self.row_lengths = [sum(1 for _, y in pts if y == yy) for yy in ys]
+        size = max(x for x, _ in pts) + 1
+        self.point_names = [f"{'abcdefg'[x]}{size - y}" for x, y in pts]
+        self.mills = mills
+        self.adjacent = adj
+
+        self.hash = HashContext(npts, [(0, men), (0, men), (0, npts)])
+        self.blocks = self._blocks()  # (stage, turn, combo, w, b)
+        offsets = self.hash.offsets
+        bstart = np.zeros(len(self.blocks) + 1, dtype=np.int64)
+        binfo = np.zeros((len(self.blocks), 3), dtype=np.int64)
+        blk = np.full((self.move_stage + 1, len(self.hash.combos), 2), -1, dtype=np.int64)
+        for k, (stage, turn, combo, _w, _b) in enumerate(self.blocks):
+            bstart[k + 1] = bstart[k] + offsets[combo + 1] - offsets[combo]
+            binfo[k] = (stage, turn, combo)
+            blk[stage, combo, turn] = k
+        self.bstart = bstart
+        self.hash_size = int(bstart[-1])
+        mill_arr = np.array(mills, dtype=np.int64)
+        through = [[m for m, line in enumerate(mills) if p in line] for p in range(npts)]
+        mstart, mids = _csr(through)
+        nbrs = [[b for a, b in adj if a == p] for p in range(npts)]
+        astart, aids = _csr(nbrs)
+        params = np.array([npts, men, int(self.millwin), int(self.flying), self.move_stage],
+                          dtype=np.int64)
+        self.ctx = (self.hash.nb, bstart, binfo, blk, mill_arr, mstart, mids, astart, aids,
+                    params)
+        removals = 1 if self.millwin else men
+        moves_bound = max(npts, men * max(len(g) for g in nbrs))
+        if self.flying:
+            moves_bound = max(moves_bound, 3 * npts)
+        self.max_children = moves_bound * removals
+        unremove = 1 if self.millwin else npts
+        self.max_parents = max(men * max(len(g) for g in nbrs),
+                               3 * npts if self.flying else 0, men) * unremove
+        self.scratch_size = npts
+        self.max_remoteness = 4095
+        self.start = self.encode(np.full(npts, EMPTY, dtype=np.int8), 0, W)
+
+    # -- numbering ------------------------------------------------------------------------
+    def _valid(self, stage: int, turn: int, w: int, b: int) -> bool:
+        men = self.men
+        pw = min(men, (stage + 1) // 2)
+        pb = min(men, stage // 2)
+        if self.millwin:
+            return w == pw and b == pb
+        if w > pw or b > pb:
+            return False
+        total = (w + men - pw, b + men - pb)
+        if total[turn] < 2 or total[1 - turn] < 3:
+            return False
+        if stage < self.move_stage:  # each mill needs a new placement, the first three
+            if pw - w > max(0, pb - 2) or pb - b > max(0, pw - 2):
+                return False
+        return True
+
+    def _blocks(self):
+        out = []
+        for stage in range(self.move_stage + 1):
+            turns = (0, 1) if stage == self.move_stage else (stage % 2,)
+            for combo, (w, b, _e) in enumerate(self.hash.combos):
+                for turn in turns:
+                    if self._valid(stage, turn, w, b):
+                        out.append((stage, turn, combo, w, b))
+        return out
+
+    def encode(self, board: np.ndarray, stage: int, turn: int) -> int:
+        h = int(_encode(self.ctx, np.asarray(board, dtype=np.int8), stage, turn))
+        if h < 0:
+            raise PositionError("morris: no such position in the hash space")
+        return h
+
+    def decode(self, h: int) -> tuple[np.ndarray, int, int]:
+        if not 0 <= h < self.hash_size:
+            raise PositionError(f"morris hash {h} is out of range 0..{self.hash_size - 1}")
+        board = np.empty(self.npoints, dtype=np.int8)
+        stage, turn = _decode(self.ctx, h, board)
+        return board, int(stage), int(turn)
+
+    def parent_hashes(self, h: int) -> list[int]:
+        """The positions with h among their children (Python callers and tests)."""
+        out = np.empty(self.max_parents, np.int64)
+        n = parents(self.ctx, h, out, np.empty(self.scratch_size, np.int8))
+        return [int(x) for x in out[:n]]
+
+    def hands(self, stage: int) -> tuple[int, int]:
+        men = self.men
+        return men - min(men, (stage + 1) // 2), men - min(men, stage // 2)
+
+    def tiers(self) -> list[Tier]:
+        groups: list[list[int]] = []  # block ids per tier
+        key_of: dict[tuple[int, int, int], int] = {}
+        for k, (stage, _turn, _combo, w, b) in enumerate(self.blocks):
+            key = (stage, w, b)
+            if key not in key_of:
+                key_of[key] = len(groups)
+                groups.append([])
+            groups[key_of[key]].append(k)
+        tiers = []
+        for (stage, w, b), t in key_of.items():
+            ks = groups[t]
+            if stage < self.move_stage:
+                turn = stage % 2
+                if turn == W:
+                    cand = [(stage + 1, w + 1, b), (stage + 1, w + 1, b - 1)]
+                else:
+                    cand = [(stage + 1, w, b + 1), (stage + 1, w - 1, b + 1)]
+                label = f"place {stage} W{w} B{b}"
+            else:
+                cand = [(stage, w, b), (stage, w, b - 1), (stage, w - 1, b)]
+                label = f"move W{w} B{b}"
+            if self.millwin:
+                cand = cand[:1]
+            kids = tuple(sorted({key_of[c] for c in cand if c in key_of}))
+            tiers.append(Tier(label, int(self.bstart[ks[0]]), int(self.bstart[ks[-1] + 1]),
+                              kids))
+        return tiers
+
+    # -- strings --------------------------------------------------------------------------
+    def to_string(self, h: int) -> str:
+        board, stage, turn = self.decode(h)
+        cells = "".join(CHARS[p] for p in board)
+        rows, i = [], 0
+        for n in self.row_lengths:
+            rows.append(cells[i:i + n])
+            i += n
+        hw, hb = self.hands(stage)
+        return f"{'/'.join(rows)} {SIDES[turn]} {hw} {hb}"
+
+    def from_string(self, s: str) -> int:
+        text = s.strip()
+        parts = text.split()
+        where = f"morris position '{text}'"
+        if len(parts) not in (2, 4):
+            raise PositionError(
+                f"{where} should be 'BOARD SIDE [WHITE_HAND BLACK_HAND]', "
+                f"e.g. '{self.to_string(self.start)}'")
+        rows = parts[0].split("/")
+        if len(rows) != len(self.row_lengths):
+            raise PositionError(
+                f"{where} should have {len(self.row_lengths)} rows joined by '/'")
+        for i, (row, n) in enumerate(zip(rows, self.row_lengths, strict=True)):
+            if len(row) != n:
+                raise PositionError(f"{where}: row {i + 1} should have {n} points")
+            for ch in row:
+                if ch not in CHARS:
+                    raise PositionError(f"{where}: '{ch}' is not one of '{CHARS}'")
+        if parts[1] not in SIDES:
+            raise PositionError(f"{where}: the side to move must be 'w' or 'b'")
+        turn = SIDES.index(parts[1])
+        if len(parts) == 4:
+            try:
+                hw, hb = int(parts[2]), int(parts[3])
+            except ValueError:
+                raise PositionError(f"{where}: pieces in hand must be integers") from None
+        else:
+            hw = hb = 0
+        men = self.men
+        if not (0 <= hw <= men and 0 <= hb <= men):
+            raise PositionError(f"{where}: pieces in hand must be 0..{men}")
+        if turn == W and hw != hb:
+            raise PositionError(
+                f"{where} cannot occur: players alternate placing, White first, so with "
+                f"White to move both hold as many pieces in hand")
+        if turn == B and hb != hw + 1 and hb + hw > 0:
+            raise PositionError(
+                f"{where} cannot occur: players alternate placing, White first, so with "
+                f"Black to move Black holds one piece more in hand than White")
+        stage = 2 * men - hw - hb
+        board = np.array([CHARS.index(c) for c in "".join(rows)], dtype=np.int8)
+        w, b = int((board == W).sum()), int((board == B).sum())
+        if not self._valid(stage, turn, w, b):
+            raise PositionError(
+                f"{where} cannot occur: {w} white and {b} black pieces on the board do not "
+                f"fit the pieces placed ({men - hw} white, {men - hb} black)"
+                + ("" if self.millwin else
+                   ", removals by mills, and a side below three pieces having lost"))
+        return self.encode(board, stage, turn)
+
+    def move_name(self, h: int, code: int) -> str:
+        npts = self.npoints
+        rem = code % (npts + 1) - 1
+        rest = code // (npts + 1)
+        dst = rest % npts
+        src = rest // npts - 1
+        name = self.point_names[dst]
+        if src >= 0:
+            name = f"{self.point_names[src]}-{name}"
+        if rem >= 0:
+            name += f"x{self.point_names[rem]}"
+        return name
+
+    def analysis_extras(self, solved) -> dict:
+        if self.millwin:
+            rule = "three in a row wins" + (" (diagonals too)" if self.variant["diagonals"]
+                                            else " (rows and columns, no diagonals)")
+        else:
+            rule = "a mill removes an opponent piece; " + (
+                "flying at three pieces" if self.flying else "no flying")
+        return {"notes": [f"{self.title}: {self.men} pieces each, {self.npoints} points, "
+                          f"{len(self.mills)} lines; {rule}"]}

@@ -1,0 +1,305 @@
+"""Three, Six and Nine Men's Morris against the plain-Python rules of tests/ref_morris.py."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import ref_morris
+import reference
+
+from games import get_game
+from games.base import LOSE, PositionError, VariantError
+from solver.api import Solved
+from solver.solve import applicable_methods, solve
+
+WORDS = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
+
+
+@pytest.fixture(scope="module")
+def three():
+    return get_game("morris", "men=3")
+
+
+@pytest.fixture(scope="module")
+def six():
+    return get_game("morris", "men=6")
+
+
+@pytest.fixture(scope="module")
+def nine():
+    return get_game("morris", "men=9")
+
+
+def _ref(game):
+    ref = ref_morris.Morris(game.men)
+    if game.variant["diagonals"]:  # the diagonals as lines to form mills and slide along
+        for line in (["a3", "b2", "c1"], ["c3", "b2", "a1"]):
+            ref.mills.append(line)
+            for a, b in zip(line, line[1:], strict=False):
+                ref.nbrs[a].add(b)
+                ref.nbrs[b].add(a)
+    return ref
+
+
+def _children(game, s):
+    return sorted(game.to_string(c) for _, c in game.moves(game.from_string(s)))
+
+
+# -- Three Men's Morris: the whole game against the reference ------------------------------
+
+@pytest.mark.parametrize("variant", ["men=3,diagonals=0", "men=3,diagonals=1"])
+def test_three_every_position(tmp_path, variant):
+    g = get_game("morris", variant)
+    ref = _ref(g)
+    table = reference.solve(ref)
+    assert g.to_string(g.start) == ref.start() == "---/---/--- w 3 3"
+    want = {g.from_string(pos): (WORDS[v], rem if v != 2 else None)
+            for pos, (v, rem) in table.items()}
+    assert all(g.to_string(h) in table for h in want)
+    methods = applicable_methods(g)
+    assert {"bottomup", "tiers", "retrograde"} <= set(methods)
+    for method in methods:
+        root = tmp_path / method
+        res = solve(g, method, root=root)
+        assert res.positions == len(table), method
+        s = Solved(g, root)
+        for h, expected in want.items():
+            assert s.lookup(h) == expected, (method, g.to_string(h))
+        # the start: a draw without diagonals, a first-player win with them
+        start = s.query()
+        assert (start.value, start.remoteness) == \
+            (WORDS[table[ref.start()][0]], table[ref.start()][1] or None)
+
+
+def test_three_start_values(tmp_path):
+    """Found by both solvers (not assumed): no diagonals is a draw; with diagonals the
+    first player wins in 9 plies."""
+    for variant, want in (("men=3", ("draw", None)), ("men=3,diagonals=1", ("win", 9))):
+        g = get_game("morris", variant)
+        solve(g, "bottomup", root=tmp_path)
+        info = Solved(g, tmp_path).query()
+        assert (info.value, info.remoteness) == want
+
+
+def test_three_rules(three):
+    ref = _ref(three)
+    for h in range(three.hash_size):
+        s = three.to_string(h)
+        assert three.from_string(s) == h
+        assert three.primitive_value(h) == ref.primitive(s), s
+        if not ref.primitive(s):
+            assert _children(three, s) == sorted(ref.children(s)), s
+    # a mill wins at once, also during placement
+    assert three.primitive_value(three.from_string("WWW/BB-/--- b 0 1")) == LOSE
+    # no diagonal slides: White (a3 b3 a2) is blocked by c3 b2 a1, which is no line
+    assert three.primitive_value(three.from_string("WWB/WB-/B-- w 0 0")) == LOSE
+    assert three.primitive_value(three.from_string("WWB/WB-/B-- b 0 0")) == 0
+    # only b2-c2: a3 and a1 are boxed in, b2 cannot step to c3 or c1
+    assert [n for n, _ in three.moves(three.from_string("WB-/BW-/WB- w 0 0"))] == ["b2-c2"]
+    assert _children(three, "WB-/BW-/WB- w 0 0") == ["WB-/B-W/WB- b 0 0"]
+    diag = get_game("morris", "men=3,diagonals=1")
+    assert diag.primitive_value(diag.from_string("WWB/WB-/B-- w 0 0")) == LOSE  # B's line
+    assert sorted(n for n, _ in diag.moves(diag.from_string("WB-/BW-/WB- w 0 0"))) == \
+        ["b2-c1", "b2-c2", "b2-c3"]
+
+
+# -- Six and Nine: rules of positions against the reference ----------------------------------
+
+def _random_positions(game, n, seed):
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield rng.randrange(game.hash_size)
+
+
+@pytest.mark.parametrize("men", [6, 9])
+def test_random_positions_match_reference(men, six, nine):
+    game = six if men == 6 else nine
+    ref = _ref(game)
+    count = 0
+    for h in _random_positions(game, 1500, men):
+        s = game.to_string(h)
+        assert game.from_string(s) == h
+        p = game.primitive_value(h)
+        assert p == ref.primitive(s), s
+        if not p:
+            kids = _children(game, s)
+            assert kids == sorted(ref.children(s)), s
+            assert len(kids) <= game.max_children
+            count += 1
+    assert count > 500
+
+
+@pytest.mark.parametrize("men", [6, 9])
+def test_play_random_games(men, six, nine):
+    """Random games from the start stay inside the hash space and agree with the reference,
+    through placement, mills, removals and (in Nine) flying."""
+    game = six if men == 6 else nine
+    ref = _ref(game)
+    rng = random.Random(men)
+    captured = flown = 0
+    for _ in range(30):
+        h = game.start
+        for _ in range(200):
+            s = game.to_string(h)
+            assert game.primitive_value(h) == ref.primitive(s), s
+            if game.primitive_value(h):
+                break
+            moves = game.moves(h)
+            assert sorted(game.to_string(c) for _, c in moves) == sorted(ref.children(s)), s
+            name, h = rng.choice(moves)
+            captured += "x" in name
+            flown += "-" in name and _is_flight(game, name)
+    assert captured > 0
+    if men == 9:
+        assert flown > 0
+
+
+def _is_flight(game, name):
+    a, b = name.split("x")[0].split("-")
+    ia, ib = game.point_names.index(a), game.point_names.index(b)
+    return (ia, ib) not in game.adjacent
+
+
+def test_six_mill_removal(six):
+    # White slides c5-c4 (a joining line) and closes b4 c4 d4; no black piece is in a mill
+    s = "-W-/W-W/B---/BB-/B-- w 0 0"
+    kids = {n: six.to_string(c) for n, c in six.moves(six.from_string(s))}
+    assert sorted(n for n in kids if n.startswith("c5-c4")) == \
+        ["c5-c4xa1", "c5-c4xa3", "c5-c4xb2", "c5-c4xc2"]
+    assert kids["c5-c4xa3"] == "---/WWW/----/BB-/B-- b 0 0"
+    assert sorted(n for n in kids if "x" not in n) == \
+        ["b4-b3", "b4-c4", "c5-a5", "c5-e5", "d4-c4", "d4-d3"]
+    # a5 a3 a1 is a black mill: only b2 may be taken
+    s = "B--/WW-/B-W-/B--/B-- w 0 0"
+    assert sorted(n for n, _ in six.moves(six.from_string(s)) if "x" in n) == ["d3-d4xb2"]
+    # every black piece is in a mill: any may be taken
+    s = "B--/WW-/B-W-/---/B-- w 0 0"
+    assert sorted(n for n, _ in six.moves(six.from_string(s)) if "x" in n) == \
+        ["d3-d4xa1", "d3-d4xa3", "d3-d4xa5"]
+    # a placement that closes a mill removes too; hands go down
+    s = "WW-/---/----/BB-/--- w 2 2"
+    kids = {n: six.to_string(c) for n, c in six.moves(six.from_string(s))}
+    assert kids["e5xb2"] == "WWW/---/----/-B-/--- b 1 2"
+    assert "e5" not in kids and len(kids) == 11 + 2
+
+
+def test_six_no_flying(six):
+    # White has three pieces and nothing in hand, yet only slides
+    s = "W--/BBB/---W/B--/-W- w 0 0"
+    assert sorted(n for n, _ in six.moves(six.from_string(s))) == \
+        ["a5-a3", "a5-c5", "c1-a1", "c1-c2", "c1-e1", "e3-d3", "e3-e1", "e3-e5"]
+
+
+def test_nine_flying_and_capture(nine):
+    # White (a7 d7 a4) has three pieces: it flies to any of the 17 empty points
+    s = "WW-/---/---/W-----/---/BB-/-BB w 0 0"
+    names = [n for n, _ in nine.moves(nine.from_string(s))]
+    assert len(names) == 3 * 17 - 2 + 2 * 4
+    assert sorted(n for n in names if "x" in n) == \
+        ["a4-g7xb2", "a4-g7xd1", "a4-g7xd2", "a4-g7xg1",
+         "d7-a1xb2", "d7-a1xd1", "d7-a1xd2", "d7-a1xg1"]
+    # Black (four pieces) only slides
+    s = "WW-/---/---/W-----/---/BB-/-BB b 0 0"
+    assert sorted(n for n, _ in nine.moves(nine.from_string(s))) == \
+        ["b2-b4", "d1-a1", "d2-d3", "d2-f2", "g1-g4"]
+
+
+def test_lose_conditions(six, nine):
+    # fewer than three pieces
+    assert six.primitive_value(six.from_string("WW-/---/----/B--/BB- w 0 0")) == LOSE
+    assert nine.primitive_value(
+        nine.from_string("WW-/---/---/------/---/---/BBB w 0 0")) == LOSE
+    # two on the board but more in hand: the game goes on
+    assert six.primitive_value(six.from_string("WW-/---/----/B--/BB- w 1 1")) == 0
+    # no legal move: White's a5 c5 e5 are boxed in by a3 c4 e3
+    assert six.primitive_value(six.from_string("WWW/-B-/B--B/---/--- w 0 0")) == LOSE
+    assert six.primitive_value(six.from_string("WWW/-B-/B--B/---/--- b 0 0")) == 0
+    # in Nine the same pieces fly instead
+    assert nine.primitive_value(nine.from_string("W-W/---/---/W-----/---/---/BBB w 0 0")) \
+        == 0
+
+
+def test_strings_and_errors(six, nine):
+    for g in (six, nine):
+        assert g.from_string(g.to_string(g.start)) == g.start
+    assert six.to_string(six.start) == "---/---/----/---/--- w 6 6"
+    assert nine.to_string(nine.start) == "---/---/---/------/---/---/--- w 9 9"
+    # short form: both hands empty
+    s = "WWW/W--/W-B-/B--/BBB w"
+    assert six.to_string(six.from_string(s)) == s + " 0 0"
+    bad = ["---/---/--- w 3 3", "---/---/----/---/--- x 6 6", "---/---/----/---/--- w 6 5",
+           "---/---/----/---/--- b 6 6", "W--/---/----/---/--- w 6 6",
+           "---/---/----/---/-Q- w 6 6", "---/---/----/---/--- w 7 7",
+           "WWW/WWW/----/---/--- w 0 0", "---/---/----/---/--- w a b"]
+    for s in bad:
+        with pytest.raises(PositionError):
+            six.from_string(s)
+    with pytest.raises(VariantError):
+        get_game("morris", "men=4")
+    with pytest.raises(VariantError):
+        get_game("morris", "men=6,diagonals=1")
+
+
+def test_tiers(three, six, nine):
+    for g in (three, six, nine):
+        tiers = g.tiers()
+        assert tiers[0].start == 0 and tiers[-1].stop == g.hash_size
+        for a, b in zip(tiers, tiers[1:], strict=False):
+            assert a.stop == b.start
+        loopy = [t for t in tiers if t.label.startswith("move")]
+        assert loopy and all(tiers.index(t) in t.children for t in loopy)
+    # children land in the tiers their tier lists
+    for g in (six, nine):
+        tiers = g.tiers()
+        starts = np.array([t.start for t in tiers])
+        rng = random.Random(1)
+        for _ in range(500):
+            h = rng.randrange(g.hash_size)
+            if g.primitive_value(h):
+                continue
+            t = int(np.searchsorted(starts, h, side="right") - 1)
+            for _, c in g.moves(h):
+                ct = int(np.searchsorted(starts, c, side="right") - 1)
+                assert ct in tiers[t].children
+
+
+# -- un-moves ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", ["men=3", "men=3,diagonals=1"])
+def test_three_parents_exact(variant):
+    g = get_game("morris", variant)
+    rev: dict[int, set[int]] = {h: set() for h in range(g.hash_size)}
+    for p in range(g.hash_size):
+        for _, c in g.moves(p):
+            rev[c].add(p)
+    for h in range(g.hash_size):
+        ps = g.parent_hashes(h)
+        assert len(ps) == len(set(ps)) and set(ps) == rev[h], g.to_string(h)
+
+
+@pytest.mark.parametrize("men", [6, 9])
+def test_parents_random(men, six, nine):
+    """Both ways on samples: each parent has the position among its children, and each
+    child of a position lists it among its parents, once."""
+    game = six if men == 6 else nine
+    checked = 0
+    for h in _random_positions(game, 300, men + 7):
+        ps = game.parent_hashes(h)
+        assert len(ps) == len(set(ps)) <= game.max_parents
+        for p in ps:
+            assert not game.primitive_value(p)
+            assert h in [c for _, c in game.moves(p)], (game.to_string(h), game.to_string(p))
+        for _, c in game.moves(h):
+            assert game.parent_hashes(c).count(h) == 1, (game.to_string(h), game.to_string(c))
+            checked += 1
+    # positions with removals and flights in their past
+    for s in ("---/WWW/----/BB-/B-- b 0 0", "WWW/---/----/-B-/--- b 1 2",
+              "WW-/---/---/W-----/---/BB-/-BB b 0 0"):
+        g = six if s.count("/") == 4 else nine
+        h = g.from_string(s)
+        for p in g.parent_hashes(h):
+            assert h in [c for _, c in g.moves(p)]
+        assert g.parent_hashes(h), s
+    assert checked > 100
