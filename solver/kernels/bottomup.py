@@ -11,7 +11,13 @@ not depend on the order or the number of threads.
 import numpy as np
 from numba import njit
 
-from solver.kernels.records import LOSE, PENDING, SHIFT, VALUE_MASK, VISITED, WIN
+from solver.kernels.records import (
+    PENDING,
+    VALUE_MASK,
+    VISITED,
+    decide_reach,
+    decide_winlose,
+)
 
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
 
@@ -45,35 +51,20 @@ def visit(ctx, rec, lo, hi, max_children, scratch_size):
 def resolve_winlose(ctx, rec, lo, hi, i, max_children, scratch_size):
     """Decide the positions of remoteness i: WIN with a LOSE child of remoteness i-1,
     LOSE when every child is a WIN and the largest remoteness among them is i-1."""
-    prev = i - 1
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
+    crec = np.empty(max_children, rec.dtype)
     scratch = np.empty(scratch_size, np.int8)
     count = 0
     for h in range(lo, hi):
         if rec[h] != VISITED:
             continue
         n = game_children(ctx, h, out, moves, scratch)
-        win = False
-        all_win = True
-        longest = -1
         for j in range(n):
-            r = np.int64(rec[out[j]])
-            v = r & VALUE_MASK
-            rem = r >> SHIFT
-            if v == LOSE and rem == prev:
-                win = True
-                break
-            if v == WIN and rem <= prev:
-                if rem > longest:
-                    longest = rem
-            else:
-                all_win = False
-        if win:
-            rec[h] = VISITED | WIN | (i << SHIFT)
-            count += 1
-        elif all_win and longest == prev:
-            rec[h] = VISITED | LOSE | (i << SHIFT)
+            crec[j] = rec[out[j]]
+        r = decide_winlose(crec, n, i)
+        if r != 0:
+            rec[h] = r
             count += 1
     return count
 
@@ -82,9 +73,9 @@ def resolve_winlose(ctx, rec, lo, hi, i, max_children, scratch_size):
 def resolve_reach(ctx, rec, lo, hi, i, target, max_children, scratch_size):
     """Positions still undecided with a `target` child of remoteness i-1 become `target`
     with remoteness i: TIE for two-player games, WIN (a goal reachable) for puzzles."""
-    want = target | ((i - 1) << SHIFT)
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
+    crec = np.empty(max_children, rec.dtype)
     scratch = np.empty(scratch_size, np.int8)
     count = 0
     for h in range(lo, hi):
@@ -92,10 +83,11 @@ def resolve_reach(ctx, rec, lo, hi, i, target, max_children, scratch_size):
             continue
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
-            if rec[out[j]] & ~VISITED == want:
-                rec[h] = VISITED | target | (i << SHIFT)
-                count += 1
-                break
+            crec[j] = rec[out[j]]
+        r = decide_reach(crec, n, i, target)
+        if r != 0:
+            rec[h] = r
+            count += 1
     return count
 
 

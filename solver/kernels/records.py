@@ -89,3 +89,38 @@ def combine(child_records, n, puzzle):
 def no_parents(ctx, h, out, scratch):
     """Bound as game_parents for games without un-moves (never called then)."""
     return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def decide_winlose(child_records, n, i):
+    """Sweep i of the W/L phase for one undecided position, from its children's records:
+    WIN if a child is LOSE at i-1, LOSE if every child is WIN and the slowest is at i-1
+    (records decided in sweep i itself never count), else 0 (not yet)."""
+    prev = i - 1
+    longest = -1
+    all_win = True
+    for j in range(n):
+        r = np.int64(child_records[j])
+        v = r & VALUE_MASK
+        rem = r >> SHIFT
+        if v == LOSE and rem == prev:
+            return VISITED | WIN | (i << SHIFT)
+        if v == WIN and rem <= prev:
+            if rem > longest:
+                longest = rem
+        else:
+            all_win = False
+    if all_win and longest == prev:
+        return VISITED | LOSE | (i << SHIFT)
+    return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def decide_reach(child_records, n, i, target):
+    """Sweep i of the TIE phase (puzzles: WIN): `target` at i if a child is `target` at
+    i-1, else 0."""
+    want = target | ((i - 1) << SHIFT)
+    for j in range(n):
+        if np.int64(child_records[j]) & ~VISITED == want:
+            return VISITED | target | (i << SHIFT)
+    return 0

@@ -10,7 +10,7 @@ PRIMITIVE + value for a reached primitive (so the solve pass need not ask again)
 import numpy as np
 from numba import njit
 
-from solver.kernels.records import LOSE, SHIFT, VALUE_MASK, VISITED, WIN, combine
+from solver.kernels.records import VISITED, combine, decide_reach, decide_winlose
 
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
 
@@ -90,50 +90,27 @@ def combine_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, max_children, scrat
 @njit(cache=True, nogil=True)
 def winlose_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, max_children, scratch_size):
     """Sweep i of a loopy tier: WIN/LOSE of remoteness exactly i (as bottom-up)."""
-    out = np.empty(max_children, np.int64)
-    moves = np.empty(max_children, np.int64)
-    scratch = np.empty(scratch_size, np.int8)
-    prev = i - 1
-    count = 0
-    for h in range(lo, hi):
-        if win[h - tlo] != VISITED:
-            continue
-        n = game_children(ctx, h, out, moves, scratch)
-        is_win = False
-        all_win = True
-        longest = -1
-        for j in range(n):
-            w = _locate(out[j], gstart, gstop, woff)
-            if w < 0:
-                return -1
-            r = np.int64(win[w])
-            v = r & VALUE_MASK
-            rem = r >> SHIFT
-            if v == LOSE and rem == prev:
-                is_win = True
-                break
-            if v == WIN and rem <= prev:
-                if rem > longest:
-                    longest = rem
-            else:
-                all_win = False
-        if is_win:
-            win[h - tlo] = VISITED | WIN | (i << SHIFT)
-            count += 1
-        elif all_win and longest == prev:
-            win[h - tlo] = VISITED | LOSE | (i << SHIFT)
-            count += 1
-    return count
+    return _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, 0, max_children,
+                       scratch_size)
 
 
 @njit(cache=True, nogil=True)
 def reach_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_children,
                scratch_size):
     """Sweep i of a loopy tier: undecided with a `target` child of remoteness i-1."""
+    return _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_children,
+                       scratch_size)
+
+
+@njit(cache=True, nogil=True)
+def _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_children,
+                scratch_size):
+    """One sweep over a tier block: W/L when target is 0, else reaching `target`.
+    Returns the positions decided, or -1 when a child lies outside the window."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
+    crec = np.empty(max_children, win.dtype)
     scratch = np.empty(scratch_size, np.int8)
-    want = target | ((i - 1) << SHIFT)
     count = 0
     for h in range(lo, hi):
         if win[h - tlo] != VISITED:
@@ -143,8 +120,9 @@ def reach_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_childr
             w = _locate(out[j], gstart, gstop, woff)
             if w < 0:
                 return -1
-            if win[w] & ~VISITED == want:
-                win[h - tlo] = VISITED | target | (i << SHIFT)
-                count += 1
-                break
+            crec[j] = win[w]
+        r = decide_winlose(crec, n, i) if target == 0 else decide_reach(crec, n, i, target)
+        if r != 0:
+            win[h - tlo] = r
+            count += 1
     return count
