@@ -17,6 +17,9 @@ GAMES: dict[str, tuple[str, str]] = {
     "tiles": ("games.tiles", "Tiles"),
     "baghchal": ("games.baghchal", "BaghChal"),
     "quarto": ("games.quarto", "Quarto"),
+    "topitop": ("games.topitop", "Topitop"),
+    "rubikscheckers": ("games.rubikscheckers", "RubiksCheckers"),
+    "cambio": ("games.cambio", "Cambio"),
 }
 
 
