@@ -1,0 +1,195 @@
+"""Cambio: a cube-pushing n-in-a-row game on an n x n board (the Quixo family).
+
+Every cell holds a cube showing X, O or a neutral face. Rules implemented (exactly):
+
+* X moves first; players alternate; no passing, no repetition rule (loopy: cube patterns
+  can repeat, so draws are real).
+* A turn: take a cube from the outer ring (a border cell) that is neutral or shows your
+  own symbol, turn it to your symbol, and push it back into the board at one end of the
+  same row or the same column, but not at the spot it was taken from. The cubes between
+  that end and the hole slide one step towards the hole. So a corner cube has 2 pushes, a
+  non-corner border cube 3 (with duplicates: different moves may give the same board).
+* A player with n of their symbol in a row, column or either diagonal wins. A push that
+  makes a line for both players loses for the pusher (Quixo's rule). As a position rule,
+  for the player to move: WIN if they have a line (made by the opponent's push, with or
+  without a line of the opponent's), else LOSE if the opponent has one, else LOSE if no
+  border cube is neutral or their own (this only happens together with an opponent's
+  line, so it is a safeguard).
+* Start: every cube neutral, X to move. The notes' 5x5 Cambio begins with a setup phase
+  (each player places some of the other player's symbols, the corners neutral stars, the
+  rest neutral); that phase is NOT implemented: a 5x5 board (3^25 boards) is far beyond
+  solving, and on the solvable 3x3 and 4x4 boards the all-neutral Quixo-style start is the
+  natural one (the setup has no fixed form to copy). Any board can still be queried.
+
+Variant: `size` n = 3 (default, solves in seconds) or 4 (defined: 86 million hashes).
+
+Position string: rows top first joined by '/', cells `X`, `O`, `.` (neutral), then a space
+and the side to move, `x` or `o`. Start (3x3): `.../.../... x`. Example: `X.O/.X./O.. o`.
+
+Move names: the cell taken (1..n*n, reading order) and the end it is pushed in at: `L`/`R`
+(left/right end of its row) or `T`/`B` (top/bottom end of its column), e.g. `1R` takes the
+top-left cube and pushes it in at the right end of the top row, sliding that row left.
+
+Hash: generic hash (hashing.HashContext) over the counts of (X, O, neutral) on n*n cells,
+no restriction, with a turn bit: 2 * 3^(n*n) positions (3x3: 39,366; 4x4: 86,093,442).
+Tiers: by the number of neutral cubes (a move keeps it or lowers it by one), fewest placed
+symbols first; each tier lists itself and the tier with one neutral cube fewer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from games.base import LOSE, WIN, Game, PositionError, Tier, Variant
+from games.common import has_line, line_table
+from hashing import HashContext
+from hashing.generic import rank, unrank
+
+X, O, NEUTRAL = 0, 1, 2
+CHARS = "XO."
+SIDES = "LRTB"
+
+
+@njit(cache=True, nogil=True)
+def _can_move(board, n, piece):
+    for i in range(n * n):
+        r = i // n
+        c = i % n
+        if (r == 0 or r == n - 1 or c == 0 or c == n - 1) and (
+                board[i] == NEUTRAL or board[i] == piece):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def primitive(ctx, h, scratch):
+    hctx, lines, meta = ctx
+    n = meta[0]
+    turn = unrank(hctx, h, scratch)
+    me = X if turn == 0 else O
+    if has_line(scratch, lines, me):
+        return WIN
+    if has_line(scratch, lines, 1 - me):
+        return LOSE
+    if not _can_move(scratch, n, me):
+        return LOSE
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    hctx, _lines, meta = ctx
+    n = meta[0]
+    nn = n * n
+    board = scratch[:nn]
+    work = scratch[nn:2 * nn]
+    turn = unrank(hctx, h, board)
+    me = X if turn == 0 else O
+    nxt = 1 - turn
+    k = 0
+    for i in range(nn):
+        r = i // n
+        c = i % n
+        if not (r == 0 or r == n - 1 or c == 0 or c == n - 1):
+            continue
+        if board[i] != NEUTRAL and board[i] != me:
+            continue
+        for d in range(4):
+            if d == 0 and c == 0:
+                continue
+            if d == 1 and c == n - 1:
+                continue
+            if d == 2 and r == 0:
+                continue
+            if d == 3 and r == n - 1:
+                continue
+            for j in range(nn):
+                work[j] = board[j]
+            if d == 0:  # in at the left end of row r: cells left of c slide right
+                for cc in range(c, 0, -1):
+                    work[r * n + cc] = board[r * n + cc - 1]
+                work[r * n] = me
+            elif d == 1:  # in at the right end: cells right of c slide left
+                for cc in range(c, n - 1):
+                    work[r * n + cc] = board[r * n + cc + 1]
+                work[r * n + n - 1] = me
+            elif d == 2:  # in at the top of column c: cells above r slide down
+                for rr in range(r, 0, -1):
+                    work[rr * n + c] = board[(rr - 1) * n + c]
+                work[c] = me
+            else:  # in at the bottom: cells below r slide up
+                for rr in range(r, n - 1):
+                    work[rr * n + c] = board[(rr + 1) * n + c]
+                work[(n - 1) * n + c] = me
+            out[k] = rank(hctx, work, nxt)
+            moves[k] = i * 4 + d
+            k += 1
+    return k
+
+
+class Cambio(Game):
+    name = "cambio"
+    title = "Cambio"
+    loopy = True
+    variants = {
+        "size": Variant(3, 3, 4, "board side n; n in a row wins (4: defined, 86M hashes)"),
+    }
+
+    def __init__(self, **variant):
+        super().__init__(**variant)
+        self.n = n = self.variant["size"]
+        nn = n * n
+        self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
+        self.ctx = (self.hash.nb, line_table(n, n, n), np.array([n], dtype=np.int64))
+        self.hash_size = self.hash.size
+        self.max_children = 4 * nn
+        self.scratch_size = 2 * nn
+        self.max_remoteness = 4095
+        self.start = self.hash.rank(np.full(nn, NEUTRAL, dtype=np.int8), 0)
+
+    def tiers(self) -> list[Tier]:
+        """One tier per neutral-cube count (a run of combos), fewest symbols first."""
+        runs: list[list[int]] = []  # [neutral, start, stop]
+        for i, c in enumerate(self.hash.combos):
+            lo, hi = int(self.hash.offsets[i]), int(self.hash.offsets[i + 1])
+            if runs and runs[-1][0] == c[2]:
+                runs[-1][2] = hi
+            else:
+                runs.append([c[2], lo, hi])
+        out = []
+        for t, (neutral, lo, hi) in enumerate(runs):
+            kids = (t, t + 1) if t + 1 < len(runs) else (t,)
+            out.append(Tier(f"{neutral} neutral", lo, hi, kids))
+        return out
+
+    def to_string(self, h: int) -> str:
+        if not 0 <= h < self.hash_size:
+            raise PositionError(f"cambio hash {h} out of range")
+        board, turn = self.hash.unrank(h)
+        n = self.n
+        rows = "/".join("".join(CHARS[p] for p in board[r * n:(r + 1) * n])
+                        for r in range(n))
+        return f"{rows} {'xo'[turn]}"
+
+    def from_string(self, s: str) -> int:
+        n = self.n
+        parts = s.split()
+        if len(parts) != 2 or parts[1] not in ("x", "o"):
+            raise PositionError(
+                f"cambio position '{s}' should be {n} rows joined by '/', then a space and "
+                f"'x' or 'o' (the side to move), e.g. '{'/'.join(['.' * n] * n)} x'")
+        rows = parts[0].split("/")
+        if len(rows) != n or any(len(r) != n for r in rows):
+            raise PositionError(
+                f"cambio position '{s}' should have {n} rows of {n} cells (size={n})")
+        cells = "".join(rows)
+        bad = [ch for ch in cells if ch not in CHARS]
+        if bad:
+            raise PositionError(
+                f"cambio position '{s}': '{bad[0]}' is not a cell (X, O or . for neutral)")
+        board = np.array([CHARS.index(ch) for ch in cells], dtype=np.int8)
+        return self.hash.rank(board, 1 if parts[1] == "o" else 0)
+
+    def move_name(self, h: int, code: int) -> str:
+        return f"{code // 4 + 1}{SIDES[code % 4]}"
