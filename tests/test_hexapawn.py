@@ -2,9 +2,9 @@
 
 import random
 
-import numpy as np
 import pytest
 import reference
+from checks import assert_matches_reference
 
 from games import get_game
 from games import hexapawn as hx
@@ -15,7 +15,6 @@ from solver.solve import applicable_methods, solve
 WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 VARIANTS = [(3, 3), (2, 5), (3, 4), (4, 3), (4, 4)]  # (width, height)
 _refs: dict = {}
-_expected: dict = {}
 
 
 def variant(w, h):
@@ -27,16 +26,6 @@ def ref_table(w, h):
         _refs[w, h] = reference.solve(reference.Hexapawn(w, h))
     return _refs[w, h]
 
-
-def expected(w, h):
-    """(hashes, values, remoteness) of the reference table, as arrays."""
-    if (w, h) not in _expected:
-        game = get_game("hexapawn", variant(w, h))
-        ref = ref_table(w, h)
-        _expected[w, h] = (np.array([game.from_string(p) for p in ref], np.int64),
-                           np.array([v for v, _ in ref.values()], np.int64),
-                           np.array([r for _, r in ref.values()], np.int64))
-    return _expected[w, h]
 
 
 def cases():
@@ -52,12 +41,7 @@ def test_every_reachable_position_matches_reference(v, method, tmp_path):
     result = solve(game, method, root=tmp_path)
     assert result.positions == len(ref)
     solved = Solved(game, tmp_path)
-    values = solved.db.value_array[:]
-    rems = solved.db.remoteness_array[:]
-    assert int((values != 0).sum()) == len(ref)
-    hashes, want_v, want_r = expected(*v)
-    bad = np.flatnonzero((values[hashes] != want_v) | (rems[hashes] != want_r))
-    assert bad.size == 0, [game.to_string(int(hashes[i])) for i in bad[:5]]
+    assert_matches_reference(game, tmp_path, ref)
     for position in random.Random(2).sample(sorted(ref), 30):
         info = solved.query(position)
         assert (info.value, info.remoteness) == (WORD[ref[position][0]], ref[position][1])
