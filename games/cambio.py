@@ -41,40 +41,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.base import LOSE, WIN, Game, PositionError, Tier, Variant
-from games.common import has_line, line_table
+from games.base import Game, PositionError, Tier, Variant
+from games.common import line_table
+from games.pushing import BLANK as NEUTRAL
+from games.pushing import push_children, push_primitive
 from hashing import HashContext
-from hashing.generic import rank, unrank
+from hashing.generic import unrank
 
-X, O, NEUTRAL = 0, 1, 2
 CHARS = "XO."
 SIDES = "LRTB"
 
 
 @njit(cache=True, nogil=True)
-def _can_move(board, n, piece):
-    for i in range(n * n):
-        r = i // n
-        c = i % n
-        if (r == 0 or r == n - 1 or c == 0 or c == n - 1) and (
-                board[i] == NEUTRAL or board[i] == piece):
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
     hctx, lines, meta = ctx
-    n = meta[0]
     turn = unrank(hctx, h, scratch)
-    me = X if turn == 0 else O
-    if has_line(scratch, lines, me):
-        return WIN
-    if has_line(scratch, lines, 1 - me):
-        return LOSE
-    if not _can_move(scratch, n, me):
-        return LOSE
-    return 0
+    return push_primitive(scratch, lines, meta[0], turn)
 
 
 @njit(cache=True, nogil=True)
@@ -83,49 +65,8 @@ def children(ctx, h, out, moves, scratch):
     n = meta[0]
     nn = n * n
     board = scratch[:nn]
-    work = scratch[nn:2 * nn]
     turn = unrank(hctx, h, board)
-    me = X if turn == 0 else O
-    nxt = 1 - turn
-    k = 0
-    for i in range(nn):
-        r = i // n
-        c = i % n
-        if not (r == 0 or r == n - 1 or c == 0 or c == n - 1):
-            continue
-        if board[i] != NEUTRAL and board[i] != me:
-            continue
-        for d in range(4):
-            if d == 0 and c == 0:
-                continue
-            if d == 1 and c == n - 1:
-                continue
-            if d == 2 and r == 0:
-                continue
-            if d == 3 and r == n - 1:
-                continue
-            for j in range(nn):
-                work[j] = board[j]
-            if d == 0:  # in at the left end of row r: cells left of c slide right
-                for cc in range(c, 0, -1):
-                    work[r * n + cc] = board[r * n + cc - 1]
-                work[r * n] = me
-            elif d == 1:  # in at the right end: cells right of c slide left
-                for cc in range(c, n - 1):
-                    work[r * n + cc] = board[r * n + cc + 1]
-                work[r * n + n - 1] = me
-            elif d == 2:  # in at the top of column c: cells above r slide down
-                for rr in range(r, 0, -1):
-                    work[rr * n + c] = board[(rr - 1) * n + c]
-                work[c] = me
-            else:  # in at the bottom: cells below r slide up
-                for rr in range(r, n - 1):
-                    work[rr * n + c] = board[(rr + 1) * n + c]
-                work[(n - 1) * n + c] = me
-            out[k] = rank(hctx, work, nxt)
-            moves[k] = i * 4 + d
-            k += 1
-    return k
+    return push_children(hctx, n, board, scratch[nn:2 * nn], turn, out, moves)
 
 
 class Cambio(Game):
