@@ -340,7 +340,6 @@ class BaghChal(Game):
     name = "baghchal"
     title = "Bagh-Chal (tigers and goats)"
     loopy = True
-    has_parents = True
     variants = {
         "size": Variant(DEFAULT_SIZE, 3, 5, "board size n (n x n points)"),
         "tigers": Variant(SIZE_DEFAULTS[DEFAULT_SIZE]["tigers"], 1, 4,

@@ -18,13 +18,20 @@ A game is a module in `games/` that defines
 * a subclass of :class:`Game` that holds the variant, the context, the hash size, the
   start, and the position-string and move-name conversions.
 
-Optional capabilities are declared by attributes, so adding one never touches the games
-that lack it: ``tiers`` (stage enumeration, see :class:`Tiering`) and ``parents``
-(un-moves; a module function ``parents(ctx, h, out, scratch)``).
+Optional capabilities, so adding one never touches the games that lack it: ``tiers``
+(a method listing the stages, see :class:`Tier`) and un-moves, which a game has exactly
+when its module defines ``parents(ctx, h, out, scratch) -> int`` (the distinct positions
+one move before ``h``). Capabilities are derived, never declared, so a class cannot claim
+one its module lacks.
+
+The base class checks, when a game is constructed, every attribute a solver relies on
+(:meth:`Game.check_contract`); `gsolve check` (solver/check.py) tests the functions.
 """
 
 from __future__ import annotations
 
+import functools
+import numbers
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -87,6 +94,17 @@ class Variant:
         return f"{self.lo}..{self.hi}"
 
 
+class _classproperty:
+    """A read-only property computed from the class, so it answers on classes too."""
+
+    def __init__(self, f):
+        self.f = f
+        self.__doc__ = f.__doc__
+
+    def __get__(self, obj, cls=None):
+        return self.f(cls if cls is not None else type(obj))
+
+
 class Game:
     """Base class of every game; subclasses fill in the class attributes and __init__."""
 
@@ -106,6 +124,70 @@ class Game:
 
     def __init__(self, **variant: int):
         self.variant = self.check_variant(variant)
+
+    def __init_subclass__(cls, **kwargs):
+        """Refuse declared capabilities; check the contract after the outermost __init__."""
+        super().__init_subclass__(**kwargs)
+        if "has_parents" in cls.__dict__:
+            raise TypeError(
+                f"{cls.__name__} declares has_parents: a game has un-moves exactly when its "
+                "module defines parents(ctx, h, out, scratch); remove the declaration")
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def checked(self, *args, **kw):
+            init(self, *args, **kw)
+            if type(self).__init__ is checked:  # not a super().__init__ of a subclass
+                self.check_contract()
+
+        cls.__init__ = checked
+
+    def check_contract(self) -> None:
+        """Raise TypeError unless every attribute a solver relies on is present and sane.
+
+        Integers are normalised to Python ints. Tiers must cover [0, hash_size) with
+        contiguous ranges whose child indices exist (their order is the tier solver's)."""
+        who = f"{type(self).__name__} {self.variant_key}"
+
+        def need(ok: bool, what: str) -> None:
+            if not ok:
+                raise TypeError(f"{who}: {what}")
+
+        for attr in ("name", "title"):
+            need(isinstance(getattr(type(self), attr, None), str), f"{attr} must be a string")
+        need(isinstance(getattr(self, "ctx", None), tuple),
+             "ctx must be a tuple (of the arrays the numba functions read)")
+        ints = {"hash_size": 1, "start": 0, "max_children": 1, "scratch_size": 0,
+                "max_remoteness": 1}
+        if self.has_parents:
+            if not hasattr(self, "max_parents"):
+                self.max_parents = self.max_children
+            ints["max_parents"] = 1
+        for attr, low in ints.items():
+            v = getattr(self, attr, None)
+            need(isinstance(v, numbers.Integral) and not isinstance(v, bool),
+                 f"{attr} must be an integer (got {v!r})")
+            need(int(v) >= low, f"{attr} must be at least {low} (got {v})")
+            setattr(self, attr, int(v))
+        need(self.start < self.hash_size,
+             f"start {self.start} is outside the hash [0, {self.hash_size})")
+        mod = _module(self.module)
+        for fn in ("primitive", "children") + (("parents",) if self.has_parents else ()):
+            need(callable(getattr(mod, fn, None)), f"{self.module}.{fn} is not callable")
+        tiers = self.tiers()
+        if tiers is not None:
+            need(len(tiers) > 0, "tiers() returned an empty list")
+            pos = 0
+            for i, t in enumerate(sorted(tiers, key=lambda t: t.start)):
+                need(t.start == pos and t.stop >= t.start,
+                     f"tier {i} ({t.label}) leaves a gap or overlaps")
+                pos = t.stop
+            need(pos == self.hash_size, f"tiers cover {pos:,} of {self.hash_size:,} slots")
+            for t in tiers:
+                need(all(isinstance(c, int) and 0 <= c < len(tiers) for c in t.children),
+                     f"tier {t.label} names a child tier that does not exist")
 
     # -- variants -------------------------------------------------------------
     @classmethod
@@ -132,26 +214,30 @@ class Game:
         return ",".join(f"{k}={v}" for k, v in self.variant.items())
 
     # -- optional capabilities --------------------------------------------------------
-    has_parents: ClassVar[bool] = False  # the module defines parents(ctx, h, out, scratch)
-    max_parents: int  # with has_parents: the most un-moves a position can have (default
+    max_parents: int  # with un-moves: the most parents a position can have (default
     #                   max_children), the size of the solvers' parent buffer
+
+    @_classproperty
+    def has_parents(cls) -> bool:
+        """Whether the game has un-moves: its module defines `parents` (class or instance)."""
+        return hasattr(_module(cls.module), "parents")
 
     def tiers(self) -> list[Tier] | None:
         """The game's tiers, children before parents not required; None if it has none."""
         return None
 
     # -- the module holding primitive/children -------------------------------------
-    @property
-    def module(self) -> str:
+    @_classproperty
+    def module(cls) -> str:
         """The module whose primitive/children implement this class (a subclass may live
         elsewhere, e.g. in a test, and inherit its rules)."""
         import sys
 
-        for cls in type(self).__mro__:
-            mod = sys.modules.get(cls.__module__)
+        for c in cls.__mro__:
+            mod = sys.modules.get(c.__module__)
             if mod is not None and hasattr(mod, "primitive") and hasattr(mod, "children"):
-                return cls.__module__
-        raise TypeError(f"{type(self).__name__}: no module defines primitive and children")
+                return c.__module__
+        raise TypeError(f"{cls.__name__}: no module defines primitive and children")
 
     # -- positions ------------------------------------------------------------------
     def to_string(self, h: int) -> str:

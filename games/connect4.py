@@ -234,7 +234,6 @@ class Connect4(Game):
         "height": Variant(4, 1, 7, "rows"),
         "connect": Variant(4, 1, 7, "pieces in a row that win"),
     }
-    has_parents = True
 
     def __init__(self, **variant):
         super().__init__(**variant)

@@ -93,7 +93,6 @@ class Hanoi(Game):
     title = "Towers of Hanoi"
     puzzle = True
     loopy = True
-    has_parents = True
     variants = {
         "disks": Variant(3, 1, 20, "number of disks"),
         "pegs": Variant(3, 3, 9, "number of pegs (at least 3)"),

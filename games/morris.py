@@ -419,7 +419,6 @@ class Morris(Game):
     name = "morris"
     title = "Three, Six and Nine Men's Morris"
     loopy = True
-    has_parents = True
     variants = {
         "men": Variant(3, 3, 9, "pieces per player and board", choices=(3, 6, 9)),
         "diagonals": Variant(0, 0, 1, "Three only: 1 = the diagonals are lines too"),

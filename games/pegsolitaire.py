@@ -239,7 +239,6 @@ class PegSolitaire(Game):
     title = "Peg solitaire"
     puzzle = True
     loopy = False
-    has_parents = True
     variants = {
         "board": Variant(0, 0, 1, "0: triangle with `rows` rows, 1: English 33-hole cross"),
         "rows": Variant(5, 3, 7, "rows of the triangle (the English board has 7)"),

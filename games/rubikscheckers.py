@@ -212,7 +212,6 @@ class RubiksCheckers(Game):
     title = "Rubik's checkers"
     puzzle = False
     loopy = True
-    has_parents = True
     variants = {
         "width": Variant(4, 2, 8, "columns"),
         "height": Variant(4, 3, 8, "rows"),

@@ -278,7 +278,6 @@ class Tiles(Game):
     title = "Tiles (rotate the wires until every tile is lit)"
     puzzle = True
     loopy = True
-    has_parents = True
     variants = {
         "width": Variant(3, 1, 6, "columns of tiles"),
         "height": Variant(3, 1, 6, "rows of tiles"),

@@ -78,6 +78,34 @@ def _dependencies(game_module: str, template: str) -> list[Path]:
     return sorted(seen.values())
 
 
+# Bound as game_parents when the module has no un-moves. The solvers call game_parents
+# only when game.has_parents, which is derived from the same module, so this never runs;
+# if it ever did, it fails loudly instead of answering "no parents".
+_NO_PARENTS = """
+from numba import njit as _njit
+
+
+@_njit(cache=True, nogil=True)
+def game_parents(ctx, h, out, scratch):
+    if h >= 0:
+        raise RuntimeError("{module} defines no parents: un-moves were called by mistake")
+    return 0
+"""
+
+
+def _binding(game_module: str) -> str:
+    """Import lines binding game_primitive/children/parents to the game's functions."""
+    mod = importlib.import_module(game_module)
+    missing = [n for n in ("primitive", "children") if not callable(getattr(mod, n, None))]
+    if missing:
+        raise TypeError(f"{game_module} does not define {' and '.join(missing)}")
+    names = ["primitive", "children"] + (["parents"] if hasattr(mod, "parents") else [])
+    binding = f"from {game_module} import " + ", ".join(f"{n} as game_{n}" for n in names)
+    if "parents" not in names:
+        binding += _NO_PARENTS.format(module=game_module)
+    return binding
+
+
 def kernels(game_module: str, template: str):
     """The module of `template` kernels bound to the functions of `game_module`."""
     key = (game_module, template)
@@ -90,11 +118,8 @@ def kernels(game_module: str, template: str):
     src = _module_file(template).read_text()
     if MARKER not in src:
         raise RuntimeError(f"kernel template {template} lacks the binding marker line")
-    game_mod = importlib.import_module(game_module)
-    names = [n for n in ("primitive", "children", "parents") if hasattr(game_mod, n)]
-    binding = f"from {game_module} import " + ", ".join(f"{n} as game_{n}" for n in names)
-    if "parents" not in names:
-        binding += "\nfrom solver.kernels.records import no_parents as game_parents"
+    binding = _binding(game_module)
+    digest.update(binding.encode())
     src = src.replace(MARKER, binding)
     modname = "gsolve_{}_{}_{}".format(
         template.rsplit(".", 1)[-1], game_module.rsplit(".", 1)[-1], digest.hexdigest()[:16])
