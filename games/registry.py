@@ -20,6 +20,8 @@ GAMES: dict[str, tuple[str, str]] = {
     "topitop": ("games.topitop", "Topitop"),
     "rubikscheckers": ("games.rubikscheckers", "RubiksCheckers"),
     "cambio": ("games.cambio", "Cambio"),
+    "quixo": ("games.quixo", "Quixo"),
+    "teeko": ("games.teeko", "Teeko"),
 }
 
 

@@ -1,0 +1,134 @@
+"""Quixo on an n x n board (n = 3, 4, 5; n in a row wins), GamesmanOne's rules exactly.
+
+Rules (GamesmanOne src/games/quixo/quixo.c, after F. Bonnet's published solver):
+
+* Every cube shows X, O or nothing (blank); the board starts blank, X moves first, no
+  passing, no repetition rule (loopy: draws are real).
+* A move takes a border cube that is blank or the mover's (never the opponent's), turns it
+  to the mover's symbol and inserts it at one end of its row or column, not the end it
+  came from; the cubes in between slide one step (a corner cube has 2 moves, another border
+  cube 3; different moves may give the same board).
+* A line is n of one symbol in a row, column or main diagonal. For the player to move:
+  WIN if they have a line (made by the opponent's push), whether or not the opponent has
+  one too (so a push that makes lines for both players loses for the pusher), else LOSE
+  if the opponent has a line. A player always has a move otherwise.
+
+Differences from GamesmanOne: none in the rules. Its tier solver solves every position of
+a tier that passes a weak legality test (the last mover has a border cube); gsolve solves
+the positions reachable from the start, so counts compare on that set only. The move
+names use GamesmanOne's letters without its space. No symmetry reduction (yet).
+
+Position string: rows top first joined by '/', cells `X`, `O`, `-` (blank), then a space
+and the side to move, `x` or `o`. Start (4x4): `----/----/----/---- x`.
+
+Moves: the cell taken (1..n*n, reading order) and the end it goes in at: `L`/`R` of its
+row, `U`/`D` of its column (GamesmanOne's "1 R" is `1R`: the top-left cube goes in at the
+right end of the top row, which slides left).
+
+Hash: the generic hash over (X, O, blank) counts with a turn bit, 2 * 3^(n*n) slots
+(3x3: 39,366; 4x4: 86,093,442; 5x5: 1.7e12, defined only). Tiers: one per (X, O) count,
+GamesmanOne's tiers: a move keeps the counts or adds one cube of the mover's.
+Un-moves: the last mover's cube at a line end goes back to a border cell of that line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from games.base import Game, PositionError, Tier, Variant, hash_tiers
+from games.common import line_table
+from games.pushing import BLANK, push_children, push_parents, push_primitive
+from hashing import HashContext
+from hashing.generic import unrank
+
+CHARS = "XO-"
+ENDS = "LRUD"
+
+
+@njit(cache=True, nogil=True)
+def primitive(ctx, h, scratch):
+    hctx, lines, meta = ctx
+    turn = unrank(hctx, h, scratch)
+    return push_primitive(scratch, lines, meta[0], turn)
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    hctx, _lines, meta = ctx
+    nn = meta[0] * meta[0]
+    turn = unrank(hctx, h, scratch)
+    return push_children(hctx, meta[0], scratch[:nn], scratch[nn:2 * nn], turn, out, moves)
+
+
+@njit(cache=True, nogil=True)
+def parents(ctx, h, out, scratch):
+    hctx, lines, meta = ctx
+    nn = meta[0] * meta[0]
+    turn = unrank(hctx, h, scratch)
+    return push_parents(hctx, lines, meta[0], scratch[:nn], scratch[nn:2 * nn], turn, out)
+
+
+class Quixo(Game):
+    name = "quixo"
+    title = "Quixo"
+    loopy = True
+    variants = {
+        "size": Variant(3, 3, 5, "board side n, n in a row wins (4: 86M slots; 5: defined)"),
+    }
+
+    def __init__(self, **variant):
+        super().__init__(**variant)
+        self.n = n = self.variant["size"]
+        nn = n * n
+        self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
+        self.ctx = (self.hash.nb, line_table(n, n, n), np.array([n], dtype=np.int64))
+        self.hash_size = self.hash.size
+        self.max_children = 12 * n - 16
+        self.max_parents = 2 * self.max_children
+        self.scratch_size = 2 * nn
+        self.max_remoteness = 4095
+        self.start = self.hash.rank(np.full(nn, BLANK, dtype=np.int8), 0)
+
+    def tiers(self) -> list[Tier]:
+        return hash_tiers(self.hash, lambda c: f"{c[0]} X, {c[1]} O",
+                          lambda c: [c, (c[0] + 1, c[1], c[2] - 1),
+                                     (c[0], c[1] + 1, c[2] - 1)])
+
+    def to_string(self, h: int) -> str:
+        if not 0 <= h < self.hash_size:
+            raise PositionError(f"quixo hash {h} out of range")
+        board, turn = self.hash.unrank(h)
+        n = self.n
+        rows = "/".join("".join(CHARS[p] for p in board[r * n:(r + 1) * n])
+                        for r in range(n))
+        return f"{rows} {'xo'[turn]}"
+
+    def from_string(self, s: str) -> int:
+        n = self.n
+        parts = s.split()
+        if (len(parts) != 2 or parts[1] not in ("x", "o")
+                or len(rows := parts[0].split("/")) != n or any(len(r) != n for r in rows)):
+            raise PositionError(
+                f"quixo position '{s}' should be {n} rows of {n} cells (X, O, -) joined by "
+                f"'/', then a space and the side to move, e.g. '{'/'.join(['-' * n] * n)} x'")
+        cells = "".join(rows)
+        if bad := [ch for ch in cells if ch not in CHARS]:
+            raise PositionError(f"quixo position '{s}': '{bad[0]}' is not X, O or -")
+        board = np.array([CHARS.index(ch) for ch in cells], dtype=np.int8)
+        turn = "xo".index(parts[1])
+        nx, no = cells.count("X"), cells.count("O")
+        border = [cells[r * n + c] for r in range(n) for c in range(n)
+                  if r in (0, n - 1) or c in (0, n - 1)]
+        if nx + no == 0:
+            ok = turn == 0
+        else:  # X moved first; the last mover's cube went in at the border
+            ok = nx > 0 and "XO"[1 - turn] in border and (no > 0 or (turn, nx) == (1, 1))
+        if not ok:
+            raise PositionError(
+                f"quixo position '{s}' cannot occur: X moves first and the last mover's "
+                "cube is on the border")
+        return self.hash.rank(board, turn)
+
+    def move_name(self, h: int, code: int) -> str:
+        return f"{code // 4 + 1}{ENDS[code % 4]}"
