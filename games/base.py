@@ -296,9 +296,10 @@ def _module(name: str):
     return importlib.import_module(name)
 
 
-def parse_variant(text: str | None) -> dict[str, int]:
-    """'width=5,height=4' -> {'width': 5, 'height': 4}."""
-    out: dict[str, int] = {}
+def parse_variant(text: str | None) -> dict[str, int | str]:
+    """'width=5,height=4' -> {'width': 5, 'height': 4}; a value that is no integer stays
+    text ('pieces=KRk'), which check_variant refuses for an integer key."""
+    out: dict[str, int | str] = {}
     if not text:
         return out
     for part in text.split(","):
@@ -313,8 +314,8 @@ def parse_variant(text: str | None) -> dict[str, int]:
             raise VariantError(f"variant key '{key}' given twice")
         try:
             out[key] = int(val)
-        except ValueError:
-            raise VariantError(f"bad variant value '{part}': expected an integer") from None
+        except ValueError:  # a word, e.g. quickchess pieces=KRk: the game's keys check it
+            out[key] = val
     return out
 
 

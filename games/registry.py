@@ -22,6 +22,7 @@ GAMES: dict[str, tuple[str, str]] = {
     "cambio": ("games.cambio", "Cambio"),
     "quixo": ("games.quixo", "Quixo"),
     "teeko": ("games.teeko", "Teeko"),
+    "quickchess": ("games.quickchess", "QuickChess"),
 }
 
 
