@@ -15,7 +15,6 @@ from pathlib import Path
 
 from games import get_game
 from games.base import VALUE_WORDS, Game, PositionError, shown_remoteness
-from solver.database import Database
 
 GOODNESS = {"lose": 1, "draw": 2, "tie": 3, "win": 4}
 
@@ -43,6 +42,8 @@ class Solved:
     """A solved game variant, read from its database."""
 
     def __init__(self, game: Game, db: str | Path | None = None):
+        from solver.database import Database  # zarr: only when a database is opened
+
         self.game = game
         self.db = Database.open(game, db)
 
@@ -78,15 +79,26 @@ class Solved:
     def best_moves(self, position: str | None = None) -> list[Move]:
         """The moves of perfect play: they keep the value and the remoteness exact (the
         fastest win, the slowest loss, the fastest tie; puzzles: the shortest solution)."""
-        info = self.query(position)
-        if self.game.puzzle:
-            want = "win"
-        else:
-            want = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}[info.value]
-        good = [m for m in info.moves if m.value == want]
-        if info.remoteness is not None:
-            good = [m for m in good if m.remoteness == info.remoteness - 1]
-        return good
+        return best_of(self.query(position), self.game.puzzle)
+
+
+FLIP = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
+
+
+def for_mover(move: Move, puzzle: bool) -> tuple[str, int | None]:
+    """A move's value for the player who makes it (a child's value is for its own mover),
+    and the moves to the end counting this one: the winning move of "win in 3" is "win in 3"."""
+    value = move.value if puzzle else FLIP[move.value]
+    return value, None if move.remoteness is None else move.remoteness + 1
+
+
+def best_of(info: PositionInfo, puzzle: bool) -> list[Move]:
+    """The moves of `info` that keep its value and exact remoteness (see best_moves)."""
+    want = "win" if puzzle else FLIP[info.value]
+    good = [m for m in info.moves if m.value == want]
+    if info.remoteness is not None:
+        good = [m for m in good if m.remoteness == info.remoteness - 1]
+    return good
 
 
 def open(game: str, variant: str | dict | None = None, db: str | Path | None = None) -> Solved:
