@@ -1,0 +1,182 @@
+"""`gsolve serve`: the JSON API is `gsolve query --json`'s object, byte for byte; and the
+viewer in a real headless Chromium (skipped when none is installed)."""
+
+import json
+import shutil
+import threading
+
+import pytest
+import reference
+
+import solver
+from solver.cli import main
+from solver.serve import create_app, make_server
+
+WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
+FLIP = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
+RGB = {"win": "rgb(46, 125, 50)", "lose": "rgb(179, 38, 30)", "tie": "rgb(224, 168, 0)",
+       "draw": "rgb(59, 111, 182)"}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    root = tmp_path_factory.mktemp("serve") / "db"
+    for game in ("tictactoe", "hexapawn"):
+        solver.solve(game, db=root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def client(db):
+    return create_app(db).test_client()
+
+
+def cli_json(capsys, db, game, *positions, variant=None):
+    args = ["query", game, *positions, "--json", "--db", str(db)]
+    if variant:
+        args += ["-V", variant]
+    assert main(args) == 0
+    return capsys.readouterr()[0].splitlines()
+
+
+CASES = [
+    ("tictactoe", None, None),
+    ("tictactoe", None, "X--/-O-/--X"),
+    ("tictactoe", None, "XXX/OO-/---"),  # over: no moves
+    ("hexapawn", "width=3,height=3", "BBB/-W-/W-W b"),
+    ("hexapawn", None, "-BB/-B-/W-W w"),
+]
+
+
+@pytest.mark.parametrize("game,variant,position", CASES)
+def test_api_query_is_query_json(game, variant, position, client, db, capsys):
+    params = {"game": game}
+    if variant:
+        params["variant"] = variant
+    if position:
+        params["position"] = position
+    r = client.get("/api/query", query_string=params)
+    assert r.status_code == 200 and r.mimetype == "application/json"
+    expected = cli_json(capsys, db, game, *([position] if position else []), variant=variant)
+    assert r.get_data(as_text=True) == expected[0]
+
+
+def test_batch(client, db, capsys):
+    positions = ["---/---/---", "X--/-O-/--X", "XXX/OO-/---"]
+    r = client.post("/api/query", json={"game": "tictactoe", "positions": positions})
+    assert r.status_code == 200
+    assert r.get_json() == [json.loads(x) for x in cli_json(capsys, db, "tictactoe",
+                                                            *positions)]
+    r = client.post("/api/query", json={"game": "tictactoe", "positions": ["XXXX"]})
+    assert "error" in r.get_json()[0]
+    assert client.post("/api/query", json={"positions": []}).status_code == 400
+
+
+def test_errors_and_games(client):
+    r = client.get("/api/query?game=tictactoe&position=XYZ")
+    assert r.status_code == 400 and "tictactoe position" in r.get_json()["error"]
+    assert client.get("/api/query?game=nosuch").status_code == 400
+    assert client.get("/api/query").status_code == 400
+    r = client.get("/api/query?game=hexapawn&variant=width=4,height=4")
+    assert r.status_code == 400 and "solve it first" in r.get_json()["error"]
+    games = {(g["game"], g["variant"]): g for g in client.get("/api/games").get_json()}
+    assert set(games) == {("tictactoe", ""), ("hexapawn", "width=3,height=3")}
+    assert games["hexapawn", "width=3,height=3"]["start"] == {"value": "lose",
+                                                              "remoteness": 6}
+    assert client.get("/").status_code == 200
+    assert b"app.js" in client.get("/").data
+    assert client.get("/static/app.js").status_code == 200
+
+
+# -- the viewer in a real browser ----------------------------------------------------------
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = _chromium()
+    if path is None:
+        pytest.skip("no Chromium installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def url(db):
+    server = make_server(db, "127.0.0.1", 0)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+
+
+def test_viewer_in_chromium(browser, url, tmp_path):
+    """Hexapawn: click a few moves; each move button is coloured by its value for the
+    mover and each chart dot by the position's value, as the reference solver says."""
+    g = reference.Hexapawn(3, 3)
+    table = reference.solve(g)
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "?game=hexapawn")
+    page.wait_for_selector(".move")
+
+    def check(plies):
+        page.wait_for_function(f"document.body.dataset.ply === '{len(plies)}'")
+        position = page.text_content("#position")
+        assert position == (plies[-1][1] if plies else "BBB/---/WWW w")
+        buttons = page.query_selector_all(".move")
+        kids = sorted(g.children(position))
+        assert len(buttons) == len(kids)
+        for b in buttons:
+            child = b.get_attribute("title").removeprefix("-> ")
+            assert child in kids
+            v, r = table[child]
+            mover = FLIP[WORD[v]]
+            assert b.get_attribute("data-value") == mover
+            assert b.get_attribute("data-remoteness") == str(r + 1)
+            assert b.evaluate("e => getComputedStyle(e).backgroundColor") == RGB[mover]
+        dots = page.query_selector_all("#chart circle.dot")
+        assert len(dots) == len(plies) + 1
+        seen = ["BBB/---/WWW w"] + [p for _, p in plies]
+        for i, (dot, pos) in enumerate(zip(dots, seen, strict=True)):
+            v, r = table[pos]
+            assert dot.get_attribute("data-ply") == str(i)
+            assert dot.get_attribute("data-value") == WORD[v]
+            assert dot.get_attribute("data-remoteness") == str(r)
+            assert dot.get_attribute("fill") == {"win": "#2e7d32", "lose": "#b3261e"}[WORD[v]]
+            assert dot.get_attribute("data-side") == ("first" if i % 2 == 0 else "second")
+        status = page.text_content("#status")
+        v, r = table[position]
+        assert f"{WORD[v]} in {r}" in status
+
+    plies = []
+    check(plies)
+    for move in ("b1-b2", "a3xb2", "c1xb2"):
+        child = page.get_attribute(f".move[data-move='{move}']", "title").removeprefix("-> ")
+        page.click(f".move[data-move='{move}']")
+        plies.append((move, child))
+        check(plies)
+    page.screenshot(path=str(tmp_path / "viewer.png"), full_page=True)
+    page.click("#undo")
+    plies.pop()
+    check(plies)
+    page.click("#restart")
+    check([])
+    # a click on an empty board cell plays the one move that fills it (tic-tac-toe)
+    page.select_option("#game", label="Tic-tac-toe")
+    page.wait_for_function("document.querySelector('#position').textContent === "
+                           "'---/---/---'")
+    page.click("#board .cell[data-cell='1,1']")
+    page.wait_for_function("document.body.dataset.ply === '1'")
+    assert page.text_content("#position") == "---/-X-/---"
+    assert not errors
+    page.close()
