@@ -124,3 +124,17 @@ def decide_reach(child_records, n, i, target):
         if np.int64(child_records[j]) & ~VISITED == want:
             return VISITED | target | (i << SHIFT)
     return 0
+
+
+@njit(cache=True, nogil=True)
+def record_summary(rec, counts):
+    """Count records by value code into counts[0:8] and return the largest remoteness, in
+    one pass and without temporaries (numpy's bincount would copy the array to int64)."""
+    longest = 0
+    for i in range(rec.shape[0]):
+        r = rec[i]
+        counts[r & VALUE_MASK] += 1
+        rem = r >> SHIFT
+        if rem > longest:
+            longest = rem
+    return longest
