@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import platform
 import resource
 import tempfile
@@ -29,12 +28,17 @@ def machine() -> str:
 
 
 def run_benchmark(game: str, variant: str | None = None, method: str | None = None) -> dict:
+    from games.base import GsolveError
+    from solver.estimate import check_fits, record_speed
     from solver.parallel import threads
-    from solver.solve import METHODS, default_method
+    from solver.solve import _method_module, applicable_methods, default_method
 
     g = get_game(game, variant)
     method = method or default_method(g)
-    module = importlib.import_module(METHODS[method])
+    module = _method_module(method)
+    if method not in applicable_methods(g):
+        raise GsolveError(module.why_not(g))
+    check_fits(g, method)  # the same refusal as a solve: never a MemoryError
     t0 = time.perf_counter()
     module.warm_up(g)
     t1 = time.perf_counter()
@@ -53,6 +57,7 @@ def run_benchmark(game: str, variant: str | None = None, method: str | None = No
         positions = int(((rec & 7) != 0).sum())
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     solve_s = t3 - t2
+    record_speed(g, method, solve_s)
     return {
         "game": g.name, "variant": g.variant_key, "method": method, "threads": threads(),
         "hash_size": g.hash_size, "positions": positions,

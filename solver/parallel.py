@@ -11,7 +11,11 @@ _pool: ThreadPoolExecutor | None = None
 def threads() -> int:
     env = os.environ.get("GSOLVE_THREADS")
     if env:
-        return max(1, int(env))
+        if not env.strip().isdigit() or int(env) < 1:
+            from games.base import GsolveError
+
+            raise GsolveError(f"GSOLVE_THREADS='{env[:20]}' is not a positive whole number")
+        return int(env)
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 

@@ -12,8 +12,91 @@ class Progress:
     def fraction(self, done: float) -> None:
         """How much of the current sweep is done (0..1)."""
 
+    def expect(self, seconds: float) -> None:
+        """The solve's estimated time (solver/estimate.py), for an ETA."""
+
+    def note(self, text: str) -> None:
+        """A line worth showing before the work starts (e.g. a long estimate)."""
+
     def close(self) -> None:
         pass
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+def eta_text(expected: float | None, elapsed: float) -> str:
+    """'about 2.1 h left' from the estimate; past it, say so rather than guess."""
+    from solver.estimate import duration
+
+    if expected is None:
+        return ""
+    if elapsed < expected:
+        return f"about {duration(expected - elapsed)} left (estimate)"
+    return f"past the {duration(expected)} estimate"
+
+
+class LineProgress(Progress):
+    """For stderr off a terminal (logs, pipes): a line every `every` seconds from a
+    background thread (the kernels release the GIL), so an hours-long solve is never
+    silent. Nothing is printed for work shorter than `every`."""
+
+    def __init__(self, title: str, every: float | None = None, stream=None):
+        import os
+        import sys
+        import threading
+        import time
+
+        env = os.environ.get("GSOLVE_PROGRESS_SECONDS", "")
+        try:
+            self._every = float(env) if every is None and env else (every or 10.0)
+        except ValueError:
+            self._every = 10.0
+        self._stream = stream or sys.stderr
+        self._title, self._state, self._done = title, "starting", None
+        self._expected: float | None = None
+        self._t0 = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="gsolve-progress")
+        self._thread.start()
+
+    def _run(self) -> None:
+        import time
+
+        while not self._stop.wait(self._every):
+            elapsed = time.monotonic() - self._t0
+            parts = [self._state]
+            if self._done is not None:
+                parts.append(f"{self._done:.0%} of this sweep")
+            parts.append(f"{_clock(elapsed)} elapsed")
+            eta = eta_text(self._expected, elapsed)
+            if eta:
+                parts.append(eta)
+            self._write(f"{self._title}: " + ", ".join(parts))
+
+    def _write(self, line: str) -> None:
+        try:
+            print(line, file=self._stream, flush=True)
+        except (OSError, ValueError):
+            pass
+
+    def update(self, phase: str, step: int, detail: str = "") -> None:
+        self._state = f"{phase} {step}" + (f" ({detail})" if detail else "")
+        self._done = None
+
+    def fraction(self, done: float) -> None:
+        self._done = done
+
+    def expect(self, seconds: float) -> None:
+        self._expected = seconds
+
+    def note(self, text: str) -> None:
+        self._write(text)
+
+    def close(self) -> None:
+        self._stop.set()
 
 
 class RichProgress(Progress):
@@ -29,9 +112,24 @@ class RichProgress(Progress):
                         console=Console(stderr=True), transient=True)
         self._task = self._bar.add_task(title, detail="", total=1.0)
         self._title = title
+        self._expected: float | None = None
         self._bar.start()
+        import time
+
+        self._t0 = time.monotonic()
+
+    def expect(self, seconds: float) -> None:
+        self._expected = seconds
+
+    def note(self, text: str) -> None:
+        self._bar.console.print(text, highlight=False, markup=False)
 
     def update(self, phase: str, step: int, detail: str = "") -> None:
+        import time
+
+        eta = eta_text(self._expected, time.monotonic() - self._t0)
+        if eta and self._expected and self._expected >= 60:
+            detail = f"{detail}, {eta}" if detail else eta
         self._bar.update(self._task, description=f"{self._title}: {phase} {step}",
                          detail=detail, completed=0.0)
 
