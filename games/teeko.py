@@ -1,0 +1,268 @@
+"""Teeko (John Scarne), GamesmanOne's rules, on an n x n board with p pieces a side.
+
+Rules (GamesmanOne src/games/teeko/teeko.c; standard game: `size=5,pieces=4`):
+
+* Drop phase: X first, the players drop their p pieces one at a time on empty squares.
+  Move phase: a move slides one of your pieces to an adjacent empty square (8 directions).
+  No passing, no repetition rule: loopy, draws are real.
+* A pattern wins at once: p pieces of one side in a row (horizontal, vertical, diagonal),
+  or (p = 4) on the corners of a 2x2 square; `advanced=1` (GamesmanOne's "Advanced"
+  winning rule) adds the corners of every larger square (3x3, 4x4, 5x5 on 5x5: 14 more).
+  As GamesmanOne: a position with a pattern is a LOSE for the player to move (only the
+  last mover can have made one).
+
+Differences from GamesmanOne: it has only the 5x5 board with 4 pieces; `size` (3..5) and
+`pieces` (3..4, at most `size`) generalise it, for small test games. A player with no move
+loses (never happens with these sizes; a safeguard of the game contract). GamesmanOne
+solves every position of each tier with fewer than two patterns; gsolve solves the
+positions reachable from the start, so counts compare on that set only. No symmetry
+reduction (yet).
+
+Position string: rows top first joined by '/', cells `X`, `O`, `-`, then a space and the
+side to move `x`/`o` (it follows from the counts while dropping, and must agree).
+Start (5x5): `-----/-----/-----/-----/----- x`. Moves (GamesmanOne's, with '-' for its
+space): a drop `7` (square 1..n*n, reading order), a step `7-13`.
+
+Hash: two generic hashes back to back: the drop phase (one combination per number of
+pieces dropped, the side following from it), then the move phase (p of each, turn bit).
+Tiers: GamesmanOne's, one per number dropped, then the move phase (its own child).
+Un-moves: lift the last mover's piece (dropping), or step it back (moving; the first
+moving-phase position also comes from the last drop).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
+from games.common import has_line, line_table, lines_through
+from hashing import HashContext
+from hashing.generic import combo_of, rank, unrank
+
+X, O, BLANK = 0, 1, 2
+CHARS = "XO-"
+
+
+@njit(cache=True, nogil=True)
+def _decode(ctx, h, board):
+    """Board and side to move of h; also the number of pieces dropped (2p: all)."""
+    drop, move, meta = ctx[0], ctx[1], ctx[5]
+    if h < meta[2]:
+        t = combo_of(drop, h)
+        unrank(drop, h, board)
+        return t % 2, t
+    return unrank(move, h - meta[2], board), 2 * meta[1]
+
+
+@njit(cache=True, nogil=True)
+def _rank(ctx, board, dropped, turn):
+    """Hash of a board with `dropped` pieces down and `turn` to move."""
+    if dropped < 2 * ctx[5][1]:
+        return rank(ctx[0], board, 0)
+    return ctx[5][2] + rank(ctx[1], board, turn)
+
+
+@njit(cache=True, nogil=True)
+def primitive(ctx, h, scratch):
+    pats, ast, aid, meta = ctx[2], ctx[3], ctx[4], ctx[5]
+    if h < meta[2] and combo_of(ctx[0], h) < 2 * meta[1] - 1:
+        return 0  # no side has p pieces yet
+    board = scratch[:meta[0] * meta[0]]
+    me, t = _decode(ctx, h, board)
+    if has_line(board, pats, X) or has_line(board, pats, O):
+        return LOSE
+    if t == 2 * meta[1]:
+        for i in range(board.shape[0]):
+            if board[i] == me:
+                for j in range(ast[i], ast[i + 1]):
+                    if board[aid[j]] == BLANK:
+                        return 0
+        return LOSE
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    ast, aid, meta = ctx[3], ctx[4], ctx[5]
+    nn = meta[0] * meta[0]
+    board = scratch[:nn]
+    me, t = _decode(ctx, h, board)
+    k = 0
+    for i in range(nn):
+        if t < 2 * meta[1]:
+            if board[i] == BLANK:
+                board[i] = me
+                out[k] = _rank(ctx, board, t + 1, 1 - me)
+                moves[k] = i
+                k += 1
+                board[i] = BLANK
+        elif board[i] == me:
+            board[i] = BLANK
+            for j in range(ast[i], ast[i + 1]):
+                d = aid[j]
+                if board[d] == BLANK:
+                    board[d] = me
+                    out[k] = _rank(ctx, board, t, 1 - me)
+                    moves[k] = nn + i * nn + d
+                    k += 1
+                    board[d] = BLANK
+            board[i] = me
+    return k
+
+
+@njit(cache=True, nogil=True)
+def parents(ctx, h, out, scratch):
+    """Un-drops and un-steps of the last mover. A parent has no pattern of the side to
+    move here unless h has one (then none is returned), nor one of the last mover after
+    an un-drop (p - 1 pieces); after an un-step only through the square stepped back to."""
+    pats, ast, aid, meta, pst, pid = ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7]
+    nn = meta[0] * meta[0]
+    p2 = 2 * meta[1]
+    board = scratch[:nn]
+    me, t = _decode(ctx, h, board)
+    if t >= p2 - 1 and has_line(board, pats, me):
+        return 0
+    prev = 1 - me
+    k = 0
+    for i in range(nn):
+        if board[i] != prev:
+            continue
+        board[i] = BLANK
+        # un-drop: while dropping, and into the last drop (O's) from the move phase
+        if 0 < t < p2 or (t == p2 and prev == O):
+            out[k] = _rank(ctx, board, t - 1, prev)
+            k += 1
+        if t == p2:  # un-step from an adjacent empty square
+            for j in range(ast[i], ast[i + 1]):
+                s = aid[j]
+                if board[s] == BLANK:
+                    board[s] = prev
+                    if not _line_through(board, pats, pst, pid, s, prev):
+                        out[k] = _rank(ctx, board, t, prev)
+                        k += 1
+                    board[s] = BLANK
+        board[i] = prev
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _line_through(board, pats, pst, pid, cell, piece):
+    for j in range(pst[cell], pst[cell + 1]):
+        q = pid[j]
+        full = True
+        for c in range(pats.shape[1]):
+            if board[pats[q, c]] != piece:
+                full = False
+                break
+        if full:
+            return True
+    return False
+
+
+def patterns(n: int, p: int, advanced: bool) -> np.ndarray:
+    """Cells of every winning pattern: lines of p, and (p = 4) square corners."""
+    pats = [list(line) for line in line_table(n, n, p)]
+    if p == 4:
+        for s in range(1, n if advanced else 2):
+            for r in range(n - s):
+                for c in range(n - s):
+                    pats.append([r * n + c, r * n + c + s, (r + s) * n + c,
+                                 (r + s) * n + c + s])
+    return np.array(pats, dtype=np.int64)
+
+
+class Teeko(Game):
+    name = "teeko"
+    title = "Teeko"
+    loopy = True
+    variants = {
+        "size": Variant(4, 3, 5, "board side (5: the standard game, too big to solve here)"),
+        "pieces": Variant(4, 3, 4, "pieces a side; a pattern is a line of them (4: or a square)"),
+        "advanced": Variant(0, 0, 1, "1: corners of any square win too (pieces=4)"),
+    }
+
+    def __init__(self, **variant):
+        super().__init__(**variant)
+        self.n, self.p = n, p = self.variant["size"], self.variant["pieces"]
+        if p > n:
+            raise VariantError(f"teeko variant pieces={p} needs size >= {p} (size={n})")
+        if self.variant["advanced"] and p != 4:
+            raise VariantError("teeko variant advanced=1 needs pieces=4")
+        nn = n * n
+        cells = [(0, nn)] * 3
+        self.drop = HashContext(nn, cells, combos=[((t + 1) // 2, t // 2, nn - t)
+                                                   for t in range(2 * p)])
+        self.move = HashContext(nn, cells, combos=[(p, p, nn - 2 * p)], turn=True)
+        adj = [[rr * n + cc for rr in range(r - 1, r + 2) for cc in range(c - 1, c + 2)
+                if 0 <= rr < n and 0 <= cc < n and (rr, cc) != (r, c)]
+               for r in range(n) for c in range(n)]
+        ast, aid = _csr(adj)
+        pats = patterns(n, p, bool(self.variant["advanced"]))
+        self.ctx = (self.drop.nb, self.move.nb, pats, ast, aid,
+                    np.array([n, p, self.drop.size], dtype=np.int64)) + lines_through(pats, nn)
+        self.hash_size = self.drop.size + self.move.size
+        self.max_children = max(nn, 8 * p)
+        self.max_parents = 9 * p
+        self.scratch_size = nn
+        self.max_remoteness = 4095
+        self.start = 0
+
+    def tiers(self) -> list[Tier]:
+        off, p2 = self.drop.offsets, 2 * self.p
+        out = [Tier(f"{t} dropped", int(off[t]), int(off[t + 1]), (t + 1,)) for t in range(p2)]
+        return out + [Tier("moving", self.drop.size, self.hash_size, (p2,))]
+
+    def _split(self, h: int):
+        if not 0 <= h < self.hash_size:
+            raise PositionError(f"teeko hash {h} out of range")
+        if h < self.drop.size:
+            board, _ = self.drop.unrank(h)
+            return board, int((board != BLANK).sum()) % 2
+        return self.move.unrank(h - self.drop.size)
+
+    def to_string(self, h: int) -> str:
+        board, turn = self._split(h)
+        n = self.n
+        rows = "/".join("".join(CHARS[c] for c in board[r * n:(r + 1) * n]) for r in range(n))
+        return f"{rows} {'xo'[turn]}"
+
+    def from_string(self, s: str) -> int:
+        n, p = self.n, self.p
+        parts = s.split()
+        if (len(parts) != 2 or parts[1] not in ("x", "o")
+                or len(rows := parts[0].split("/")) != n or any(len(r) != n for r in rows)):
+            raise PositionError(
+                f"teeko position '{s}' should be {n} rows of {n} squares (X, O, -) joined by "
+                f"'/', then a space and the side to move, e.g. '{'/'.join(['-' * n] * n)} x'")
+        cells = "".join(rows)
+        if bad := [ch for ch in cells if ch not in CHARS]:
+            raise PositionError(f"teeko position '{s}': '{bad[0]}' is not X, O or -")
+        board = np.array([CHARS.index(ch) for ch in cells], dtype=np.int8)
+        turn = "xo".index(parts[1])
+        nx, no = cells.count("X"), cells.count("O")
+        if nx + no < 2 * p:
+            if (nx, no) not in ((no, no), (no + 1, no)) or turn != nx - no:
+                raise PositionError(
+                    f"teeko position '{s}' cannot occur: X drops first, the sides alternate")
+        elif (nx, no) != (p, p):
+            raise PositionError(f"teeko position '{s}': each side has {p} pieces")
+        if has_line(board, self.ctx[2], turn):
+            raise PositionError(
+                f"teeko position '{s}' cannot occur: the side to move has a pattern")
+        if nx + no < 2 * p:
+            return self.drop.rank(board)
+        return self.drop.size + self.move.rank(board, turn)
+
+    def move_name(self, h: int, code: int) -> str:
+        nn = self.n * self.n
+        if code < nn:
+            return str(code + 1)
+        src, dst = divmod(code - nn, nn)
+        return f"{src + 1}-{dst + 1}"
+
+
+def _csr(adj: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    starts = np.zeros(len(adj) + 1, dtype=np.int64)
+    starts[1:] = np.cumsum([len(a) for a in adj])
+    return starts, np.array([j for a in adj for j in a], dtype=np.int64)
