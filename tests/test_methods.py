@@ -23,6 +23,8 @@ MATRIX_VARIANTS = {
     "hanoi": "disks=4,pegs=3",
     "morris": "men=3",
     "quarto": "size=2,attributes=4",
+    "quixo": "size=3",
+    "teeko": "size=3,pieces=3",
 }
 
 
