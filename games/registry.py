@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
+
 from games.base import Game, GsolveError, UnknownGameError, parse_variant
 
 # name -> (module, class name)
@@ -46,8 +48,12 @@ def get_game(name: str, variant: str | dict | None = None) -> Game:
     cls = game_class(name)
     given = variant if isinstance(variant, dict) else parse_variant(variant)
     try:
-        return cls(**given)
+        with np.errstate(over="raise"):  # a hash that overflows 64 bits: refuse, not wrap
+            return cls(**given)
     except GsolveError:
         raise
     except (ValueError, MemoryError) as e:
         raise GsolveError(f"{name} variant {given}: {e}") from None
+    except (OverflowError, FloatingPointError):
+        raise GsolveError(f"{name} variant {given} is too large: its positions do not fit "
+                          "a 64-bit hash") from None
