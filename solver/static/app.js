@@ -172,7 +172,8 @@ function renderStatus(info) {
   state.moves.forEach((mv, i) => {
     const li = document.createElement("li");
     const after = state.history[i + 1];
-    li.textContent = `${side(i)} ${mv} -> ${after.position}  ${word(after.value, after.remoteness)}`;
+    const who = state.game.puzzle ? "" : `${side(i)} `;
+    li.textContent = `${who}${mv} -> ${after.position}  ${word(after.value, after.remoteness)}`;
     list.appendChild(li);
   });
 }
@@ -204,11 +205,11 @@ function renderChart() {
   mk("line", { class: "mid", x1: mid, y1: top - 8, x2: mid, y2: H - 6 });
   mk("text", { x: 8, y: 14 }, one ? "player" : "first player");
   if (!one) mk("text", { x: W - 8, y: 14, "text-anchor": "end" }, "second player");
-  for (const r of [0, Math.round(maxR / 2), maxR]) {
+  for (const r of new Set([0, Math.round(maxR / 2), maxR])) {
     mk("text", { x: x("first", r), y: 28, "text-anchor": "middle" }, String(r));
     if (!one) mk("text", { x: x("second", r), y: 28, "text-anchor": "middle" }, String(r));
   }
-  mk("text", { x: mid + 3, y: H - 8 }, "D");
+  if (!one) mk("text", { x: mid + 3, y: H - 8 }, "D");
   const pts = state.history.map((h, i) => [x(side(i), h.remoteness), top + rowH * (i + 0.5)]);
   if (n > 1) mk("polyline", { class: "trail", points: pts.map((p) => p.join(",")).join(" ") });
   state.history.forEach((h, i) => {

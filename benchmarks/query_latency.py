@@ -1,0 +1,138 @@
+"""Query latency: HTTP round trips to a running `gsolve serve`, and `gsolve query` runs.
+
+    python benchmarks/query_latency.py [--game connect4] [-V ...] [-n 1000] [--db DIR]
+
+Solves the game into the database root first if needed, starts `gsolve serve` on a free
+port, picks n random reachable positions (uniform over the database's reachable slots),
+and times GET /api/query for each: once over one keep-alive connection, once with a new
+connection per request (as curl would). Then times whole `gsolve query` commands (warm
+kernel cache). Prints percentiles in milliseconds, and the load average, since the
+machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+
+def percentiles(ms: list[float]) -> dict:
+    s = sorted(ms)
+    pick = lambda q: s[min(len(s) - 1, int(q * len(s)))]  # noqa: E731
+    return {"p50": round(pick(0.5), 3), "p90": round(pick(0.9), 3),
+            "p99": round(pick(0.99), 3), "mean": round(statistics.fmean(s), 3),
+            "n": len(s)}
+
+
+def sample_positions(game: str, variant: str | None, db: Path, n: int, seed: int):
+    import numpy as np
+
+    import solver
+
+    solved = solver.open(game, variant, db)
+    rng = np.random.default_rng(seed)
+    reachable = np.concatenate([a + np.flatnonzero(v) for a, v, _ in solved.db.chunks()])
+    picks = rng.choice(reachable, size=min(n, reachable.size), replace=False)
+    return [solved.game.to_string(int(h)) for h in picks], int(reachable.size)
+
+
+def start_server(db: Path) -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", "0",
+                             "--db", str(db)], stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    if "http://" not in line:
+        proc.kill()
+        raise SystemExit(f"serve did not start: {line!r}")
+    port = int(line.split("http://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+    return proc, port
+
+
+def time_http(port: int, game: str, variant: str | None, positions: list[str],
+              keep_alive: bool) -> list[float]:
+    out = []
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    for p in positions:
+        q = {"game": game, "position": p}
+        if variant:
+            q["variant"] = variant
+        path = "/api/query?" + urllib.parse.urlencode(q)
+        if not keep_alive:
+            conn = http.client.HTTPConnection("127.0.0.1", port)
+        t = time.perf_counter()
+        conn.request("GET", path)
+        body = conn.getresponse().read()
+        out.append((time.perf_counter() - t) * 1000)
+        if not keep_alive:
+            conn.close()
+        if json.loads(body).get("position") != p:
+            raise SystemExit(f"wrong answer for {p}: {body[:200]!r}")
+    conn.close()
+    return out
+
+
+def time_cli(game: str, variant: str | None, db: Path, position: str, runs: int):
+    cmd = ["gsolve", "query", game, position, "--db", str(db)]
+    if variant:
+        cmd += ["-V", variant]
+    walls = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        walls.append((time.perf_counter() - t) * 1000)
+    return walls
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--game", default="connect4")
+    ap.add_argument("--variant", "-V", default=None)
+    ap.add_argument("--db", default=None, help="database root (default: a temporary one)")
+    ap.add_argument("-n", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cli-runs", type=int, default=10)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    import tempfile
+
+    import solver
+
+    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="gsolve-latency-"))
+    solver.solve(args.game, variant=args.variant, db=db)
+    positions, reachable = sample_positions(args.game, args.variant, db, args.n, args.seed)
+    proc, port = start_server(db)
+    try:
+        time_http(port, args.game, args.variant, positions[:50], True)  # warm up
+        keep = time_http(port, args.game, args.variant, positions, True)
+        fresh = time_http(port, args.game, args.variant, positions, False)
+    finally:
+        proc.terminate()
+        proc.wait()
+    cli = time_cli(args.game, args.variant, db, positions[0], args.cli_runs)
+    report = {
+        "game": args.game, "variant": args.variant, "reachable": reachable,
+        "http_keep_alive_ms": percentiles(keep), "http_new_connection_ms": percentiles(fresh),
+        "gsolve_query_ms": percentiles(cli), "load_average": os.getloadavg(),
+    }
+    if args.json:
+        print(json.dumps(report))
+        return
+    print(f"{args.game} {args.variant or ''}: {len(positions):,} random positions of "
+          f"{reachable:,} reachable; load average {report['load_average'][0]:.2f}")
+    for key, label in (("http_keep_alive_ms", "HTTP, one keep-alive connection"),
+                       ("http_new_connection_ms", "HTTP, a new connection each"),
+                       ("gsolve_query_ms", "gsolve query, whole command")):
+        r = report[key]
+        print(f"  {label:<34} p50 {r['p50']:>8.3f} ms  p90 {r['p90']:>8.3f}  "
+              f"p99 {r['p99']:>8.3f}  (n={r['n']})")
+
+
+if __name__ == "__main__":
+    main()
