@@ -209,9 +209,10 @@ def _pawn_row(r, hgt):
 
 
 @njit(cache=True, nogil=True)
-def _unadd(geo, board, prev, d, s, x, u, out, n):
+def _unadd(geo, board, prev, ksq, d, s, x, u, out, n):
     """Append the un-move if its parent is legal: the side to move there (prev) leaves the
-    other side's king out of check, and an un-captured pawn stands on a pawn row."""
+    other side's king (on ksq) out of check, and an un-captured pawn stands on a pawn
+    row."""
     params = geo[4]
     w = params[0]
     me = 1 - prev
@@ -220,7 +221,7 @@ def _unadd(geo, board, prev, d, s, x, u, out, n):
     piece = board[d]
     board[s] = PAWN + prev * BLACK if u else piece
     board[d] = EMPTY if x == 0 else x + me * BLACK
-    ok = not attacked(geo, board, king_square(board, me), prev)
+    ok = not attacked(geo, board, ksq, prev)
     board[d] = piece
     board[s] = EMPTY
     if ok:
@@ -230,25 +231,28 @@ def _unadd(geo, board, prev, d, s, x, u, out, n):
 
 
 @njit(cache=True, nogil=True)
-def _unadd_kinds(geo, board, prev, d, s, u, must_capture, out, n):
-    """The un-move d <- s without a capture (unless it must capture) and with each kind of
-    the opponent's pieces put back on d."""
+def _unadd_kinds(geo, board, prev, ksq, kinds, d, s, u, must_capture, out, n):
+    """The un-move d <- s without a capture (unless it must capture) and with each kind
+    in the bit mask `kinds` of the opponent's pieces put back on d."""
     if not must_capture:
-        n = _unadd(geo, board, prev, d, s, 0, u, out, n)
+        n = _unadd(geo, board, prev, ksq, d, s, 0, u, out, n)
     for x in range(QUEEN, PAWN + 1):
-        n = _unadd(geo, board, prev, d, s, x, u, out, n)
+        if kinds >> x & 1:
+            n = _unadd(geo, board, prev, ksq, d, s, x, u, out, n)
     return n
 
 
 @njit(cache=True, nogil=True)
-def legal_unmoves(geo, board, prev, out):
+def legal_unmoves(geo, board, prev, kinds, out):
     """Codes of every un-move of side `prev` (the side that just moved) whose parent is a
-    legal position; tier membership is the caller's to check. Returns how many."""
+    legal position, un-capturing only the kinds in the bit mask `kinds` (bit x for kind
+    x); tier membership is the caller's to check. Returns how many."""
     rays, ray_len, knight, king, params = geo
     w = params[0]
     hgt = params[1]
     off = prev * BLACK
     back = 1 if prev == 0 else -1  # a white pawn came from the row below
+    ksq = king_square(board, 1 - prev)
     n = 0
     for d in range(board.shape[0]):
         p = board[d]
@@ -265,9 +269,10 @@ def legal_unmoves(geo, board, prev, out):
                     if 0 <= c + dc < w and board[rs * w + c + dc] == EMPTY:
                         s = rs * w + c + dc
                         if dc == 0:
-                            n = _unadd(geo, board, prev, d, s, 0, u, out, n)
+                            n = _unadd(geo, board, prev, ksq, d, s, 0, u, out, n)
                         else:  # pawns capture diagonally: something was taken on d
-                            n = _unadd_kinds(geo, board, prev, d, s, u, True, out, n)
+                            n = _unadd_kinds(geo, board, prev, ksq, kinds, d, s, u, True,
+                                             out, n)
             if kind == PAWN:
                 continue
         if kind == KING or kind == KNIGHT:
@@ -277,7 +282,7 @@ def legal_unmoves(geo, board, prev, out):
                 if s < 0:
                     break
                 if board[s] == EMPTY:
-                    n = _unadd_kinds(geo, board, prev, d, s, 0, False, out, n)
+                    n = _unadd_kinds(geo, board, prev, ksq, kinds, d, s, 0, False, out, n)
         else:
             d0 = 4 if kind == BISHOP else 0
             d1 = 4 if kind == ROOK else 8
@@ -286,7 +291,7 @@ def legal_unmoves(geo, board, prev, out):
                     s = rays[d, dd, k]
                     if board[s] != EMPTY:
                         break
-                    n = _unadd_kinds(geo, board, prev, d, s, 0, False, out, n)
+                    n = _unadd_kinds(geo, board, prev, ksq, kinds, d, s, 0, False, out, n)
     return n
 
 

@@ -21,7 +21,8 @@ Rules chosen here (standard chess otherwise):
   force to an end is a DRAW (DESIGN.md).
 
 Start: every piece of the named material on its quick-chess home square (R a, B b, K c,
-Q d, N e of the back rank; pawns on the second rank from file a on), White to move. The
+Q d, N e of the back rank; pawns on the rank in front, White's from file a rightwards,
+Black's from the last file leftwards, so that KPkp is a race), White to move. The
 database holds the positions reachable from it; for material without pawns that is every
 legal position, with pawns every position whose pawns stand on their home files or got
 there by captures.
@@ -63,14 +64,14 @@ from games.chessmoves import (
     unmake_unmove,
 )
 from hashing import HashContext
-from hashing.generic import rank, unrank
+from hashing.generic import unrank
 
 CHARS = "-KQRBNPkqrbnp"  # by piece code
 HOME_FILE = {"R": 0, "B": 1, "K": 2, "Q": 3, "N": 4}
 MAX_PIECES = 4
 
 # ctx slots
-HASH, GEO, OFF, COMBO, CODE, SLOT, MAT, DEAD = range(8)
+HASH, GEO, OFF, COMBO, CODE, SLOT, MAT, DEAD, UNCAP = range(9)
 
 
 @njit(cache=True, nogil=True)
@@ -87,11 +88,14 @@ def _decode(ctx, h, board, types):
 
 @njit(cache=True, nogil=True)
 def _encode(ctx, board, turn, types):
-    """Hash of board with `turn` to move, -1 when its material is not in the hash."""
+    """Hash of board with `turn` to move, -1 when its material is not in the hash: the
+    generic arrangement rank of hashing.generic.rank over the tier's piece types (K, k,
+    then its other pieces; empty last), in one pass. `types` is unused scratch."""
+    n = board.shape[0]
     a = 0
     b = 0
     m = 0
-    for i in range(board.shape[0]):
+    for i in range(n):
         p = board[i]
         if p != EMPTY and p != KING and p != KING + BLACK:
             m += 1
@@ -107,13 +111,35 @@ def _encode(ctx, board, turn, types):
     if t < 0:
         return -1
     slot = ctx[SLOT]
-    for i in range(board.shape[0]):
-        types[i] = slot[t, board[i]]
-    hnb = ctx[HASH]
-    r = rank(hnb, types, turn)
-    if r < 0:
-        return -1
-    return ctx[OFF][t] + r - hnb[5][ctx[COMBO][t]]
+    binom = ctx[HASH][1]
+    m0 = m1 = m2 = m3 = 0
+    u1 = u2 = u3 = 0
+    r0 = r1 = r2 = r3 = 0
+    for i in range(n):  # u_t: earlier cells of a type >= t (u0 = i)
+        p = slot[t, board[i]]
+        if p == 0:
+            m0 += 1
+            r0 += binom[i, m0]
+        elif p == 1:
+            m1 += 1
+            r1 += binom[u1, m1]
+        elif p == 2:
+            m2 += 1
+            r2 += binom[u2, m2]
+        elif p == 3:
+            m3 += 1
+            r3 += binom[u3, m3]
+        if p >= 1:
+            u1 += 1
+            if p >= 2:
+                u2 += 1
+                if p >= 3:
+                    u3 += 1
+    c = ctx[COMBO][t]
+    radix = ctx[HASH][4]
+    arr = radix[c, 0] * binom[n, 1]
+    return (ctx[OFF][t] + turn * arr + r0 * radix[c, 0] + r1 * radix[c, 1]
+            + r2 * radix[c, 2] + r3 * radix[c, 3])
 
 
 @njit(cache=True, nogil=True)
@@ -150,8 +176,8 @@ def parents(ctx, h, out, scratch):
     board = scratch[:n]
     types = scratch[n:2 * n]
     _t, me = _decode(ctx, h, board, types)
-    prev = 1 - me
-    m = legal_unmoves(ctx[GEO], board, prev, out)
+    prev = 1 - me  # it un-captures kinds of me's pieces whose parent material is a tier
+    m = legal_unmoves(ctx[GEO], board, prev, ctx[UNCAP][_t, prev], out)
     k = 0
     for i in range(m):
         code = out[i]
@@ -307,12 +333,23 @@ class QuickChess(Game):
         sizes = [2 * self.hash.arrangements[c] for c in tier_combo]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self.hash_size = int(self.offsets[-1])
+        # uncap[t, side]: bit x when side may have captured a kind-x piece to reach tier t
+        index = {m: t for t, m in enumerate(self.materials)}
+        uncap = np.zeros((ntier, 2), np.int64)
+        for t, m in enumerate(self.materials):
+            for side in (0, 1):
+                for x in range(2, PAWN + 1):
+                    if tuple(sorted(m + (x + (1 - side) * BLACK,))) in index:
+                        uncap[t, side] |= 1 << x
         self.ctx = (self.hash.nb, self.geo, self.offsets, tier_combo, tier_code, tier_slot,
-                    mat_index, dead)
+                    mat_index, dead, uncap)
         self.max_children, self.max_parents = max_moves(self.geo)
         self.scratch_size = 2 * n
         self.max_remoteness = 4095
-        self.start = self._encode_checked(self._home(), 0)
+        home = self._home()
+        if attacked(self.geo, home, king_square(home, 1), 0):  # cannot happen; say so if it does
+            raise VariantError(f"quickchess {self.variant_key}: the start would be illegal")
+        self.start = self._encode_checked(home, 0)
 
     # -- numbering ----------------------------------------------------------------------------
     def _home(self) -> np.ndarray:
@@ -324,8 +361,8 @@ class QuickChess(Game):
             pawns = 0
             for ch in letters.upper():
                 code = CHARS.index(ch) + side * BLACK
-                if ch == "P":
-                    board[front * w + pawns] = code
+                if ch == "P":  # white pawns from file a on, black from the last file
+                    board[front * w + (pawns if side == 0 else w - 1 - pawns)] = code
                     pawns += 1
                 else:
                     board[back * w + HOME_FILE[ch]] = code

@@ -8,7 +8,8 @@ the far rank to Q, R, B or N; no castling, no double step; a move may not leave 
 king attacked; kings are never captured. The side to move with no legal move loses when in
 check (mate) and ties otherwise (stalemate); the kings alone, or with a single bishop or
 knight besides, tie at once. The start puts the named pieces on their home squares (R a,
-B b, K c, Q d, N e of the back rank, pawns on the next rank from file a), White to move.
+B b, K c, Q d, N e of the back rank; pawns on the next rank, White's from file a
+rightwards and Black's from the last file leftwards), White to move.
 """
 
 from __future__ import annotations
@@ -49,11 +50,11 @@ class QuickChess:
         for white in (True, False):
             back, front = (1, 2) if white else (self.ranks, self.ranks - 1)
             mine = [ch for ch in self.pieces if ch.isupper() == white]
-            pawn_file = 0
+            pawn_file, step = (0, 1) if white else (self.files - 1, -1)
             for ch in mine:
                 if ch.upper() == "P":
                     board[(pawn_file, front)] = ch
-                    pawn_file += 1
+                    pawn_file += step
                 else:
                     board[(home[ch.upper()], back)] = ch
         return self.show(board, "w")
