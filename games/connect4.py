@@ -16,8 +16,10 @@ position is (column-height vector, colouring of its n occupied cells with ceil(n
 where heightrank_n numbers the height vectors summing to n and the colouring rank is the
 combinatorial-number-system rank of the set of X cells among the occupied cells, taken
 column by column from the left, bottom to top. Every hash is a valid board (no wasted
-slot); 5x5 has 171,976,899. The hash is ordered by pieces placed, so tier n (n pieces) is
-a contiguous range whose children all lie in tier n + 1.
+slot); 5x5 has 171,976,899. The hash is ordered by pieces placed, then by height vector,
+so each height vector is a tier: a contiguous range of C(n, ceil(n/2)) colourings whose
+children lie in the (at most `width`) tiers one piece higher in one column. Tiers with
+the same piece count are independent of each other, so they solve side by side.
 
 Internally a board is a pair of bitboards, column c using bits c*(height+1) ..
 c*(height+1)+height-1 (bottom first) plus an always-empty guard bit, so lines are found with
@@ -276,6 +278,7 @@ class Connect4(Game):
         table = np.concatenate([np.array(header, np.int64), *sections])
         self.ctx = (table,)
         self.hrank = hrank
+        self.hcode, self.hstart, self.ncol = hcode, hstart, ncol
         self.offsets = offsets
         self.hash_size = total
         self.start = 0
@@ -285,9 +288,29 @@ class Connect4(Game):
 
     # -- tiers -----------------------------------------------------------------------
     def tiers(self) -> list[Tier]:
-        last = self.ncells
-        return [Tier(f"{n} pieces", int(self.offsets[n]), int(self.offsets[n + 1]),
-                     (n + 1,) if n < last else ()) for n in range(last + 1)]
+        """One tier per column-height vector, in hash order (pieces placed, then the
+        height vector's rank); its children add one piece to a column that is not full."""
+        w, ht = self.width, self.height
+        code = self.hcode
+        n = np.repeat(np.arange(self.ncells + 1), np.diff(self.hstart[:self.ncells + 2]))
+        rank = np.arange(len(code)) - self.hstart[n]
+        start = self.offsets[n] + rank * self.ncol[n]
+        stop = start + self.ncol[n]
+        kids = []
+        for c in range(w):
+            hc = (code >> (3 * c)) & 7
+            up = code + (1 << (3 * c))
+            ok = hc < ht
+            kids.append(np.where(ok, self.hstart[np.minimum(n + 1, self.ncells)]
+                                 + self.hrank[np.where(ok, up, 0)], -1))
+        kids = np.stack(kids, axis=1)
+        digits = [((code >> (3 * c)) & 7) for c in range(w)]
+        out = []
+        for i in range(len(code)):
+            label = f"{n[i]} pieces, heights " + "".join(str(int(d[i])) for d in digits)
+            out.append(Tier(label, int(start[i]), int(stop[i]),
+                            tuple(int(k) for k in kids[i] if k >= 0)))
+        return out
 
     # -- positions -------------------------------------------------------------------
     def _cells(self, h: int) -> list[str]:

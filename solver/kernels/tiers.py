@@ -1,10 +1,13 @@
-"""Tier kernels: one tier's hash range at a time, children looked up in a window.
+"""Tier kernels: one task's hash range at a time, every other position looked up in a window.
 
-The window is one record array holding the tier being solved (segment 0) followed by
-copies of its child tiers' final records; a child's global hash is found in the window by
-its segment (gstart <= h < gstop -> woff + h - gstart). Reachability is a separate byte
-per position, computed parents-first: 0 not reached, 1 reached, 2 expanded, and
-PRIMITIVE + value for a reached primitive (so the solve pass need not ask again).
+A window is one flat array holding a few disjoint hash intervals, sorted by start: the
+task's own range and the child tiers it reads. Interval s holds hashes gstart[s] <=
+h < gstop[s] at woff[s] + h - gstart[s] (binary search: a task of many small tiers reads
+many child intervals). A task's own position h sits at h + obase.
+
+Reachability uses a byte per window slot, pushed parents first: 0 not reached, 1 reached,
+2 expanded, PRIMITIVE + value for a reached primitive (so the solve pass need not ask
+again). The solve pass uses a record per window slot (solver/kernels/records.py).
 """
 
 import numpy as np
@@ -17,65 +20,78 @@ game_primitive = game_children = game_parents = None  # bound by solver/codegen.
 PRIMITIVE = 8
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _locate(c, gstart, gstop, woff):
+    lo = 0
+    hi = gstart.shape[0]
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if gstart[mid] <= c:
+            lo = mid
+        else:
+            hi = mid
+    if gstart[lo] <= c < gstop[lo]:
+        return woff[lo] + c - gstart[lo]
+    return -1
+
+
 @njit(cache=True, nogil=True)
-def forward(ctx, reached, lo, hi, tlo, thi, max_children, scratch_size):
+def forward(ctx, win, gstart, gstop, woff, lo, hi, obase, tlo, thi, max_children,
+            scratch_size):
     """Expand the reached positions of [lo, hi): mark their children reached. Returns the
-    number of newly reached positions inside the tier [tlo, thi)."""
+    number of newly reached positions inside [tlo, thi), or -1 when a child lies outside
+    the window (the game's tier graph is wrong)."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
     scratch = np.empty(scratch_size, np.int8)
     new = 0
     for h in range(lo, hi):
-        if reached[h] != 1:
+        if win[h + obase] != 1:
             continue
         v = game_primitive(ctx, h, scratch)
         if v != 0:
-            reached[h] = PRIMITIVE + v
+            win[h + obase] = PRIMITIVE + v
             continue
-        reached[h] = 2
+        win[h + obase] = 2
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
             c = out[j]
-            if reached[c] == 0:
-                reached[c] = 1
+            w = _locate(c, gstart, gstop, woff)
+            if w < 0:
+                return -1
+            if win[w] == 0:
+                win[w] = 1
                 if tlo <= c < thi:
                     new += 1
     return new
 
 
 @njit(cache=True, nogil=True)
-def mark_primitives(win, reached, lo, hi, tlo):
-    """Tier records from reach marks: primitives valued, other reached positions VISITED."""
+def mark_primitives(win, reached, lo, hi, obase, rbase):
+    """Records from reach marks (reached[h - rbase]): primitives valued, other reached
+    positions VISITED, the rest 0."""
     for h in range(lo, hi):
-        r = reached[h - tlo]
+        r = reached[h - rbase]
         if r == 0:
-            win[h - tlo] = 0
+            win[h + obase] = 0
         elif r >= PRIMITIVE:
-            win[h - tlo] = VISITED | (r - PRIMITIVE)
+            win[h + obase] = VISITED | (r - PRIMITIVE)
         else:
-            win[h - tlo] = VISITED
+            win[h + obase] = VISITED
     return 0
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _locate(c, gstart, gstop, woff):
-    for s in range(gstart.shape[0]):
-        if gstart[s] <= c < gstop[s]:
-            return woff[s] + c - gstart[s]
-    return -1
-
-
 @njit(cache=True, nogil=True)
-def combine_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, max_children, scratch_size,
+def combine_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, max_children, scratch_size,
                  puzzle):
-    """Decide every undecided position of a tier whose children all lie in solved tiers.
+    """Decide every undecided position of [lo, hi) whose children all lie in solved tiers.
     Returns -1 if a child lies outside the window (the game's tier graph is wrong)."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
     crec = np.empty(max_children, win.dtype)
     scratch = np.empty(scratch_size, np.int8)
     for h in range(lo, hi):
-        if win[h - tlo] != VISITED:
+        if win[h + obase] != VISITED:
             continue
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
@@ -83,27 +99,28 @@ def combine_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, max_children, scrat
             if w < 0:
                 return -1
             crec[j] = win[w]
-        win[h - tlo] = combine(crec, n, puzzle)
+        win[h + obase] = combine(crec, n, puzzle)
     return 0
 
 
 @njit(cache=True, nogil=True)
-def winlose_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, max_children, scratch_size):
+def winlose_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, i, max_children,
+                 scratch_size):
     """Sweep i of a loopy tier: WIN/LOSE of remoteness exactly i (as bottom-up)."""
-    return _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, 0, max_children,
+    return _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, i, 0, max_children,
                        scratch_size)
 
 
 @njit(cache=True, nogil=True)
-def reach_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_children,
+def reach_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, i, target, max_children,
                scratch_size):
     """Sweep i of a loopy tier: undecided with a `target` child of remoteness i-1."""
-    return _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_children,
-                       scratch_size)
+    return _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, i, target,
+                       max_children, scratch_size)
 
 
 @njit(cache=True, nogil=True)
-def _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_children,
+def _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, i, target, max_children,
                 scratch_size):
     """One sweep over a tier block: W/L when target is 0, else reaching `target`.
     Returns the positions decided, or -1 when a child lies outside the window."""
@@ -113,7 +130,7 @@ def _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_child
     scratch = np.empty(scratch_size, np.int8)
     count = 0
     for h in range(lo, hi):
-        if win[h - tlo] != VISITED:
+        if win[h + obase] != VISITED:
             continue
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
@@ -123,6 +140,6 @@ def _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, tlo, i, target, max_child
             crec[j] = win[w]
         r = decide_winlose(crec, n, i) if target == 0 else decide_reach(crec, n, i, target)
         if r != 0:
-            win[h - tlo] = r
+            win[h + obase] = r
             count += 1
     return count

@@ -1,0 +1,400 @@
+"""The tier manager: plans a tiered solve as tasks, runs them in order, resumes them.
+
+After GamesmanOne's split of tier_manager (walk the tier graph, decide what is ready and
+what is done) from tier_worker (solve one tier): here the unit is a *task*, a hash range
+on the store's chunk boundaries (solver/tier_worker.py). Small tiers are grouped into
+one task, a loop-free tier too large for the memory budget is split into several, and a
+loopy tier is never split (its in-tier sweeps need all of it). Tasks depend on the tasks
+that hold their child tiers; a cut that would make two tasks depend on each other (a
+game whose tiers are not ordered by hash) is removed.
+
+Nothing is sized by the whole hash: a task holds its own range and its child tiers, the
+reach bytes are kept in the store, so a solve's memory follows its largest task. The
+manager records each finished task in the store's attributes, so an interrupted solve
+(local or on a cluster) resumes at the first unfinished task, and a finished one is never
+run again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import resource
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
+from solver import tier_worker
+from solver.database import CHUNK, PartialStore, create_array, remoteness_dtype
+from solver.kernels.records import LOSE, TIE, WIN, record_dtype
+from solver.progress import Progress
+from solver.tier_worker import REACHED, Task
+
+GIB = 1 << 30
+BASE = 400 << 20  # bytes a solving process holds besides its task (interpreter, numba, zarr)
+MAX_TASK = 1 << 24  # own slots of a grouped task: more tasks side by side, little overhead
+
+
+def check_tiers(game: Game, tiers: list[Tier]) -> list[int]:
+    """Validate the tier list; return a solving order with children first."""
+    pos = 0
+    for i, t in enumerate(sorted(tiers, key=lambda t: t.start)):
+        if t.start != pos or t.stop < t.start:
+            raise GsolveError(f"{game.name}: tier {i} ({t.label}) leaves a gap or overlaps")
+        pos = t.stop
+    if pos != game.hash_size:
+        raise GsolveError(f"{game.name}: tiers cover {pos} of {game.hash_size} positions")
+    order: list[int] = []
+    state = [0] * len(tiers)  # 0 new, 1 open, 2 done
+    for root in range(len(tiers)):
+        if state[root]:
+            continue
+        stack = [(root, iter(tiers[root].children))]
+        state[root] = 1
+        while stack:
+            t, it = stack[-1]
+            child = next(it, None)
+            if child is None:
+                state[t] = 2
+                order.append(t)
+                stack.pop()
+            elif child == t or state[child] == 2:
+                continue
+            elif state[child] == 1:
+                raise GsolveError(f"{game.name}: tiers {t} and {child} depend on each other")
+            else:
+                state[child] = 1
+                stack.append((child, iter(tiers[child].children)))
+    return order
+
+
+def bytes_per_slot(game: Game) -> int:
+    """Memory of a window slot while a task runs: its record, the reach byte, and the
+    stored value and remoteness read or written beside it."""
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    return 2 * rec + 2 + np.dtype(remoteness_dtype(game.max_remoteness)).itemsize
+
+
+@dataclass
+class Plan:
+    tiers: list[Tier]
+    order: list[int]  # tiers, children first
+    cuts: list[int]  # task i is [cuts[i], cuts[i + 1])
+    tasks: list[Task]
+    deps: list[list[int]]  # tasks holding each task's child tiers
+    run_order: list[int]  # tasks, children first
+    slot_bytes: int
+
+    def working_set(self, i: int) -> int:
+        return sum(e - s for s, e in self.tasks[i].segments) * self.slot_bytes
+
+    @property
+    def largest(self) -> int:
+        return max(self.working_set(i) for i in range(len(self.tasks)))
+
+
+def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
+         chunk: int = CHUNK) -> Plan:
+    """Cut the hash into tasks of at most `limit` bytes of working set where tiers allow
+    (a single loopy tier or one chunk of a loop-free tier may need more: see Plan.largest),
+    or use the `cuts` of an earlier run."""
+    tiers = game.tiers()
+    order = check_tiers(game, tiers)
+    n = game.hash_size
+    chunk = max(1, min(chunk, n))
+    slot = bytes_per_slot(game)
+    starts = [t.start for t in tiers]
+    loopy = [i in t.children for i, t in enumerate(tiers)]
+    if cuts is None:
+        cuts = _cut(tiers, starts, loopy, n, chunk,
+                    max(chunk, (limit or 1 << 62) // slot), set())
+    while True:
+        tasks, deps = _tasks(tiers, starts, loopy, order, cuts)
+        run_order, stuck = _topological(deps)
+        if not stuck:
+            return Plan(tiers, order, cuts, tasks, deps, run_order, slot)
+        # tasks on a cycle: never cut between the first and last of them again
+        lo, hi = min(cuts[i] for i in stuck), max(cuts[i + 1] for i in stuck)
+        keep = [c for c in cuts if not lo < c < hi]
+        if keep == cuts:
+            raise GsolveError(f"{game.name}: its tiers cannot be ordered into tasks")
+        cuts = keep
+
+
+def _cut(tiers, starts, loopy, n, chunk, limit_slots, _zones) -> list[int]:
+    """Greedy cuts on chunk boundaries, never inside a loopy tier."""
+
+    def tier_at(h):
+        return bisect.bisect_right(starts, h) - 1
+
+    def next_cut(x):
+        c = min(n, (x // chunk + 1) * chunk)
+        while c < n:
+            t = tier_at(c)
+            if not (loopy[t] and tiers[t].start < c):
+                break
+            c = min(n, -(-tiers[t].stop // chunk) * chunk)
+        return c
+
+    def kids_of(x, y):
+        """Child tiers of the tiers meeting [x, y), other than themselves."""
+        out = set()
+        t = tier_at(x)
+        while t < len(tiers) and tiers[t].start < y:
+            out.update(c for c in tiers[t].children if c != t)
+            t += 1
+        return out
+
+    cuts = [0]
+    a = 0
+    while a < n:
+        b = next_cut(a)
+        kids = kids_of(a, b)
+        while b < n:
+            b2 = next_cut(b)
+            if b2 - a > MAX_TASK:
+                break
+            more = kids | kids_of(b, b2)
+            if (b2 - a) + sum(tiers[c].size for c in more) > limit_slots:
+                break
+            b, kids = b2, more
+        cuts.append(b)
+        a = b
+    return cuts
+
+
+def _tasks(tiers, starts, loopy, order, cuts):
+    rank = {t: i for i, t in enumerate(order)}
+    tasks, deps = [], []
+    for i in range(len(cuts) - 1):
+        a, b = cuts[i], cuts[i + 1]
+        t0 = bisect.bisect_right(starts, a) - 1
+        t1 = bisect.bisect_left(starts, b)
+        mine = range(t0, t1)
+        pieces = sorted(((t, max(a, tiers[t].start), min(b, tiers[t].stop), loopy[t])
+                         for t in mine if tiers[t].size), key=lambda p: rank[p[0]])
+        spans = [(a, b)]
+        need: set[int] = set()
+        for t in mine:
+            for c in tiers[t].children:
+                if c != t and tiers[c].size:
+                    spans.append((tiers[c].start, tiers[c].stop))
+                    lo = bisect.bisect_right(cuts, tiers[c].start) - 1
+                    hi = bisect.bisect_left(cuts, tiers[c].stop)
+                    need.update(range(lo, hi))
+        need.discard(i)
+        tasks.append(Task(i, a, b, tuple(pieces), tuple(_merge(spans))))
+        deps.append(sorted(need))
+    return tasks, deps
+
+
+def _merge(spans):
+    out: list[list[int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def _topological(deps: list[list[int]]) -> tuple[list[int], list[int]]:
+    """(children-first order, tasks left on or behind a cycle)."""
+    users: list[list[int]] = [[] for _ in deps]
+    waiting = [len(d) for d in deps]
+    for i, d in enumerate(deps):
+        for j in d:
+            users[j].append(i)
+    ready = [i for i, w in enumerate(waiting) if w == 0]
+    out = []
+    while ready:
+        i = ready.pop()
+        out.append(i)
+        for u in users[i]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                ready.append(u)
+    left = [i for i, w in enumerate(waiting) if w > 0]
+    return out, left
+
+
+# -- memory -------------------------------------------------------------------------------
+def peak_rss() -> int:
+    """Peak resident memory of this process, in bytes (getrusage)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def default_budget() -> int:
+    """Most of the memory available now (MemAvailable, capped by $GSOLVE_MEMORY)."""
+    from solver.estimate import available_memory
+
+    have = available_memory()
+    return int(0.85 * have) if have else 8 * GIB
+
+
+def min_memory(game: Game, budget: int | None = None) -> int:
+    """Bytes a tiered solve of `game` needs at least, planned within `budget`."""
+    p = plan(game, max(1, (budget or default_budget()) - BASE))
+    return p.largest + BASE
+
+
+def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
+    need = p.largest * workers + BASE * max(1, workers)
+    if need > budget:
+        raise GsolveError(
+            f"{game.describe()} needs at least {need / GIB:,.2f} GiB for a tiered solve "
+            f"(its largest task holds {p.largest / GIB:,.2f} GiB"
+            + (f", {workers} workers at once" if workers > 1 else "")
+            + f"), more than the budget of {budget / GIB:,.2f} GiB: raise --memory")
+
+
+# -- the store ----------------------------------------------------------------------------
+def open_group(store: str):
+    import zarr
+
+    return zarr.open_group(store=store, mode="r+", zarr_format=3)
+
+
+def _bits(done: set[int], n: int) -> str:
+    b = np.zeros(n, bool)
+    b[list(done)] = True
+    return np.packbits(b).tobytes().hex()
+
+
+def _unbits(text: str | None, n: int) -> set[int]:
+    if not text:
+        return set()
+    b = np.unpackbits(np.frombuffer(bytes.fromhex(text), np.uint8))[:n]
+    return set(np.flatnonzero(b).tolist())
+
+
+class Record:
+    """The finished tasks of each phase, in the store's attributes (only the manager
+    writes them), flushed at most every second."""
+
+    def __init__(self, store: PartialStore, p: Plan, tiers: list[Tier]):
+        self.store, self.n = store, len(p.tasks)
+        attrs = store.attrs
+        self.done = {ph: _unbits(attrs.get(f"{ph}_done"), self.n) for ph in ("reach", "solve")}
+        self.tiers_left = {}
+        for task in p.tasks:
+            for t, lo, hi, _ in task.pieces:
+                self.tiers_left[t] = self.tiers_left.get(t, 0) + hi - lo
+        self.tiers_done = [t for t in sorted(attrs.get("tiers_done", []))]
+        self.small = len(tiers) <= 2000  # the tiers_done list is only kept when short
+        self.last = 0.0
+        self.eager = bool(float(os.environ.get("GSOLVE_TIER_PAUSE", "0")))
+
+    def piece(self, t: int, lo: int, hi: int) -> None:
+        self.tiers_left[t] -= hi - lo
+        if self.tiers_left[t] == 0 and self.small:
+            self.tiers_done.append(t)
+            self.flush(self.eager)
+
+    def task(self, phase: str, i: int) -> None:
+        self.done[phase].add(i)
+        self.flush(False)
+
+    def flush(self, now: bool = True) -> None:
+        if not now and time.monotonic() - self.last < 1.0:
+            return
+        self.last = time.monotonic()
+        attrs = {f"{ph}_done": _bits(d, self.n) for ph, d in self.done.items()}
+        if self.small:
+            attrs["tiers_done"] = sorted(set(self.tiers_done))
+        self.store.set_attrs(**attrs)
+
+
+# -- running ------------------------------------------------------------------------------
+def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
+               memory: int | None = None, workers: int = 0, scheduler: str | None = None
+               ) -> dict:
+    """Solve tier by tier into the database at `path` (resuming a partial one), holding at
+    most `memory` bytes (default: most of what is available). With `workers` or a
+    `scheduler`, the tasks run on a Dask cluster (solver/cluster.py)."""
+    progress = progress or Progress()
+    budget = memory or default_budget()
+    cluster = workers > 1 or scheduler is not None
+    store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), fresh)
+    attrs = store.attrs
+    cuts = attrs.get("task_cuts") if store.resumed else None
+    per_task = (budget - BASE * max(1, workers)) // max(1, workers)
+    p = plan(game, max(1, per_task), cuts)
+    check_budget(game, p, budget, max(1, workers))
+    if REACHED not in store.group:
+        create_array(store.group, REACHED, (game.hash_size,), np.uint8,
+                     chunk=store.value.chunks[0])
+    if cuts is None:
+        store.set_attrs(task_cuts=p.cuts)
+    record = Record(store, p, p.tiers)
+    t0 = time.perf_counter()
+    if cluster:
+        from solver.cluster import run_plan
+
+        worker_peak = run_plan(game, str(store.path), p, record, progress, workers,
+                               scheduler, budget)
+    else:
+        worker_peak = 0
+        _run_local(game, store, p, record, progress)
+    record.flush()
+    summary = _summarize(game, store, len(p.tiers), len(p.tasks))
+    summary["peak_memory_bytes"] = max(peak_rss(), worker_peak)
+    summary["tier_seconds"] = round(time.perf_counter() - t0, 3)
+    store.finish(summary, drop=(REACHED,))
+    return summary
+
+
+def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
+               progress: Progress) -> None:
+    pause = float(os.environ.get("GSOLVE_TIER_PAUSE", "0"))  # lets tests interrupt a solve
+    group = store.group
+    n = len(p.tasks)
+    for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
+        t0, found = time.perf_counter(), 0
+        for step, i in enumerate(order):
+            if i in record.done[phase]:
+                continue
+            task = p.tasks[i]
+            if phase == "reach":
+                found += tier_worker.reach(game, group, task)
+            else:
+                def piece(t, lo, hi):
+                    record.piece(t, lo, hi)
+                    if pause:
+                        time.sleep(pause)
+
+                found += tier_worker.solve(game, group, task, piece)
+            record.task(phase, i)
+            progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
+
+
+def _rate(done: int, n: int, positions: int, t0: float) -> str:
+    dt = time.perf_counter() - t0
+    speed = positions / dt if dt > 0 else 0.0
+    eta = dt / done * (n - done) if done else 0.0
+    return f"{done}/{n} tasks, {speed:,.0f} positions/s, ETA {eta:,.0f} s"
+
+
+def _summarize(game: Game, store: PartialStore, ntiers: int, ntasks: int) -> dict:
+    counts = np.zeros(8, np.int64)
+    max_rem = 0
+    for a in range(0, game.hash_size, 1 << 22):
+        v, r = store.read(a, min(game.hash_size, a + (1 << 22)))
+        counts += np.bincount(v, minlength=8)[:8]
+        has = (v == WIN) | (v == LOSE) | (v == TIE)
+        if has.any():
+            max_rem = max(max_rem, int(r[has].max()))
+    sv, sr = store.read(game.start, game.start + 1)
+    sv, sr = int(sv[0]), int(sr[0])
+    return {
+        "positions": int(counts[1:5].sum()),
+        "values": {VALUE_WORDS[v]: int(counts[v]) for v in (4, 1, 3, 2) if counts[v]},
+        "start_value": VALUE_WORDS[sv],
+        "start_remoteness": shown_remoteness(sv, sr, game.puzzle),
+        "max_remoteness": max_rem,
+        "tiers": ntiers,
+        "tasks": ntasks,
+    }
