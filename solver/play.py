@@ -220,7 +220,7 @@ class Session:
         kind = "puzzle" if self.table.puzzle else (
             "you play " + " and ".join(sorted(self.humans)) if self.humans else "computer only")
         self.out(f"{self.table.solved.game.describe()} ({kind})")
-        self.emit({"ply": 0, "by": None, "move": None, "position": info.position,
+        self.emit({"ply": 0, "by": None, "side": None, "move": None, "position": info.position,
                    "value": info.value, "remoteness": info.remoteness})
         quit_ = False
         shown = -1
