@@ -132,6 +132,15 @@ class Game:
             raise TypeError(
                 f"{cls.__name__} declares has_parents: a game has un-moves exactly when its "
                 "module defines parents(ctx, h, out, scratch); remove the declaration")
+        tiers = cls.__dict__.get("tiers")
+        if tiers is not None:  # computed once per game: big games have many (7x6 connect4:
+            @functools.wraps(tiers)  # 823,543), and solvers, estimates and checks ask often
+            def cached(self):
+                if "_tiers" not in self.__dict__:
+                    self._tiers = tiers(self)
+                return None if self._tiers is None else list(self._tiers)
+
+            cls.tiers = cached
         init = cls.__dict__.get("__init__")
         if init is None:
             return
@@ -147,8 +156,8 @@ class Game:
     def check_contract(self) -> None:
         """Raise TypeError unless every attribute a solver relies on is present and sane.
 
-        Integers are normalised to Python ints. Tiers must cover [0, hash_size) with
-        contiguous ranges whose child indices exist (their order is the tier solver's)."""
+        Integers are normalised to Python ints. Tiers are checked where they are used
+        (check_tiers below), not here: a big game has many and constructing stays cheap."""
         who = f"{type(self).__name__} {self.variant_key}"
 
         def need(ok: bool, what: str) -> None:
@@ -176,18 +185,29 @@ class Game:
         mod = _module(self.module)
         for fn in ("primitive", "children") + (("parents",) if self.has_parents else ()):
             need(callable(getattr(mod, fn, None)), f"{self.module}.{fn} is not callable")
+
+    def check_tiers(self) -> list[Tier] | None:
+        """The tiers, after TypeError unless they cover [0, hash_size) with contiguous
+        ranges whose child indices exist (the tier solver orders them)."""
         tiers = self.tiers()
-        if tiers is not None:
-            need(len(tiers) > 0, "tiers() returned an empty list")
-            pos = 0
-            for i, t in enumerate(sorted(tiers, key=lambda t: t.start)):
-                need(t.start == pos and t.stop >= t.start,
-                     f"tier {i} ({t.label}) leaves a gap or overlaps")
-                pos = t.stop
-            need(pos == self.hash_size, f"tiers cover {pos:,} of {self.hash_size:,} slots")
-            for t in tiers:
-                need(all(isinstance(c, int) and 0 <= c < len(tiers) for c in t.children),
-                     f"tier {t.label} names a child tier that does not exist")
+        if tiers is None:
+            return None
+
+        def need(ok: bool, what: str) -> None:
+            if not ok:
+                raise TypeError(f"{type(self).__name__} {self.variant_key}: {what}")
+
+        need(len(tiers) > 0, "tiers() returned an empty list")
+        pos = 0
+        for i, t in enumerate(sorted(tiers, key=lambda t: t.start)):
+            need(t.start == pos and t.stop >= t.start,
+                 f"tier {i} ({t.label}) leaves a gap or overlaps")
+            pos = t.stop
+        need(pos == self.hash_size, f"tiers cover {pos:,} of {self.hash_size:,} slots")
+        for t in tiers:
+            need(all(isinstance(c, int) and 0 <= c < len(tiers) for c in t.children),
+                 f"tier {t.label} names a child tier that does not exist")
+        return tiers
 
     # -- variants -------------------------------------------------------------
     @classmethod

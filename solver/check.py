@@ -119,11 +119,15 @@ def run_checks(game: Game, samples: int = 2000, seed: int = 0) -> list[Check]:
     show = game.to_string
     checks: list[Check] = []
 
-    tiers = game.tiers()
-    what = f"{game.hash_size:,} hash slots, start inside"
+    contract = Check("contract", f"{game.hash_size:,} hash slots, start inside")
+    checks.append(contract)  # the rest was checked at construction (games/base.py)
+    try:
+        tiers = game.check_tiers()
+    except TypeError as e:
+        contract.fail(str(e))
+        return checks
     if tiers is not None:
-        what += f", {len(tiers)} tiers cover them"
-    checks.append(Check("contract", what))  # checked at construction (games/base.py)
+        contract.what += f", {len(tiers):,} tiers cover them"
 
     reach = _sample(game, rules, samples, rng)
     randoms = [rng.randrange(game.hash_size) for _ in range(min(samples, game.hash_size))]

@@ -206,12 +206,10 @@ def check_fits(game: Game, method: str) -> Estimate:
     if fitting:
         hint = "; " + ", ".join(f"--method {e.method} needs {e.bytes / GIB:,.1f} GiB"
                                 for e in fitting)
-    elif others:
-        least = min(others, key=lambda e: e.bytes)
+    else:
+        least = min([est, *others], key=lambda e: e.bytes)
         hint = (f"; no method fits (the least, {least.method}, needs "
                 f"{least.bytes / GIB:,.1f} GiB)")
-    else:
-        hint = ""
     raise GsolveError(
         f"{game.describe()} needs about {est.bytes / GIB:,.1f} GiB with {method} "
         f"({game.hash_size:,} hash slots), more than the {FIT * have / GIB:,.1f} GiB it may "

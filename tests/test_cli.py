@@ -151,3 +151,30 @@ def test_console_script_and_compile_cache(tmp_path):
                             text=True, check=True)
     assert first.stdout.split()[0] == "4"
     assert second.stdout.split() == ["0", "4"]
+
+
+# -- issue 7, failure 4: user mistakes that ended as "internal error", exit 1 -------------
+@pytest.mark.parametrize("args,needle", [
+    (["tictactoe", "--db", "{file}"], "is a file, not a folder"),
+    (["tictactoe", "--db", "{file}/below"], "is a file, not a folder"),
+    (["tictactoe", "--db", "/proc/gsolve"], "under /proc"),
+    (["tictactoe", "--db", "/sys/kernel"], "under /sys"),
+    (["bench", "quarto", "-V", "size=4,attributes=4"], "hash slots"),
+])
+def test_mistakes_are_one_line_exit_2(tmp_path, capsys, args, needle):
+    afile = tmp_path / "afile"
+    afile.write_text("not a database")
+    code, _, err = run(capsys, *(a.format(file=afile) for a in args))
+    assert code == 2, err
+    assert needle in err and len(err.strip().splitlines()) == 1 and len(err) < 400
+
+
+def test_long_position_is_shortened(solved_db, capsys):
+    code, _, err = run(capsys, "query", "tictactoe", "X" * 5000, "--db", str(solved_db))
+    assert code == 2 and "XXX...XXX" in err and len(err) < 300
+
+
+def test_bad_thread_count_is_one_line(db, capsys, monkeypatch):
+    monkeypatch.setenv("GSOLVE_THREADS", "abc")
+    code, _, err = run(capsys, "hanoi", "--method", "bottomup", "--db", str(db))
+    assert code == 2 and "GSOLVE_THREADS" in err and len(err.strip().splitlines()) == 1

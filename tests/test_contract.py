@@ -96,10 +96,12 @@ def test_contract_refuses_bad_attributes():
             return [Tier(t.label, t.start + (1 if i == 3 else 0), t.stop, t.children)
                     for i, t in enumerate(super().tiers())]
 
-    for cls, words in ((NoStart, "outside the hash"), (ListCtx, "ctx must be a tuple"),
-                       (GapTiers, "gap")):
+    for cls, words in ((NoStart, "outside the hash"), (ListCtx, "ctx must be a tuple")):
         with pytest.raises(TypeError, match=words):
             cls()
+    assert _failed(GapTiers()) == {"contract"}  # tiers are checked where they are used
+    with pytest.raises(TypeError, match="gap"):
+        GapTiers().check_tiers()
 
 
 # -- games broken on purpose: each check can fail -----------------------------------------
