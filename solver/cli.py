@@ -30,8 +30,28 @@ def variant_option(f):
                         help="Variant of the game, e.g. width=5,height=4.")(f)
 
 
+def _db_root(ctx, param, value):
+    """A database root must be (or become) a folder outside the kernel's virtual ones."""
+    if value is None:
+        return value
+    from pathlib import Path
+
+    path = Path(value).expanduser()
+    real = path.resolve()
+    if len(real.parts) > 1 and real.parts[1] in ("proc", "sys", "dev"):
+        raise click.BadParameter(f"{value} is under /{real.parts[1]}, not a place for a "
+                                 "database", param=param)
+    up = path
+    while not up.exists() and up != up.parent:
+        up = up.parent
+    if up.exists() and not up.is_dir():
+        raise click.BadParameter(f"{up} is a file, not a folder", param=param)
+    return value
+
+
 def db_option(f):
     return click.option("--db", "db", default=None, metavar="DIR", envvar="GSOLVE_DB",
+                        callback=_db_root,
                         help="Database root (default ./gsolve-db, or $GSOLVE_DB).")(f)
 
 
@@ -49,6 +69,7 @@ def cli():
     gsolve query tictactoe X--/-O-/--X    value, remoteness and moves of a position
     gsolve analyze tictactoe --paths      counts by value and remoteness
     gsolve list                           games, variants and methods
+    gsolve check tictactoe                test a game's rules against the contract
     """
 
 
@@ -56,8 +77,8 @@ def cli():
 @click.argument("game")
 @variant_option
 @click.option("--method", "-m", default=None,
-              help="bottomup, dfs, tiers or retrograde (default: dfs for loop-free games, "
-                   "retrograde for loopy ones with un-moves, else bottomup).")
+              help="bottomup, dfs, tiers or retrograde (default: the fastest that applies "
+                   "and fits in memory, see `gsolve list`).")
 @db_option
 @click.option("--force", is_flag=True, help="Solve again even if a complete database exists.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -65,12 +86,16 @@ def cli():
 def solve(game, variant, method, db, force, quiet, as_json):
     """Solve GAME and store every reachable position's value and remoteness."""
     from games import get_game
-    from solver.progress import Progress, RichProgress
+    from solver.progress import LineProgress, Progress, RichProgress
     from solver.solve import solve as run_solve
 
     g = get_game(game, variant)
-    show = not quiet and not as_json and sys.stderr.isatty()
-    progress = RichProgress(f"{g.name} {g.variant_key}") if show else Progress()
+    if quiet or as_json:
+        progress = Progress()
+    elif sys.stderr.isatty():
+        progress = RichProgress(f"{g.name} {g.variant_key}")
+    else:  # logs and pipes: a line every few seconds, so a long solve is never silent
+        progress = LineProgress(f"{g.name} {g.variant_key}")
     try:
         result = run_solve(g, method, db, force, progress)
     finally:
@@ -136,7 +161,7 @@ def query(game, positions, variant, db, as_json):
             info = solved.query(pos)
         except GsolveError as e:
             failed += 1
-            click.echo(f"gsolve: error: {e}", err=True)
+            error(e)
             continue
         if as_json:
             click.echo(json.dumps(info.to_dict()))
@@ -321,6 +346,41 @@ def entry() -> None:
     sys.exit(code)
 
 
+@cli.command()
+@click.argument("game")
+@variant_option
+@click.option("--samples", "-n", default=2000, show_default=True, type=click.IntRange(1),
+              help="Reachable positions (and random hash slots) to check.")
+@json_option
+def check(game, variant, samples, as_json):
+    """Check GAME's rules against the contract the solvers rely on (no database needed).
+
+    Round trip of position strings, children inside the hash and within max_children,
+    unique move names, children inside the declared child tiers, parents inverting
+    children. Exit 0 when every check passes, 1 otherwise."""
+    from games import get_game
+    from solver.check import check_game
+
+    g = get_game(game, variant)
+    report = check_game(g, samples)
+    if as_json:
+        click.echo(json.dumps(report))
+    else:
+        click.echo(f"check {g.describe()}: {report['hash_size']:,} hash slots, start "
+                   f"{report['start']}")
+        for c in report["checks"]:
+            click.echo(f"  {'pass' if c['ok'] else 'FAIL'}  {c['check']:<12} {c['what']}")
+            for line in c["failures"]:
+                click.echo(f"{'':<20}{line}")
+            if c["failed"] > len(c["failures"]):
+                click.echo(f"{'':<20}... {c['failed'] - len(c['failures']):,} more")
+        bad = [c["check"] for c in report["checks"] if not c["ok"]]
+        click.echo(f"{'all checks passed' if not bad else 'FAILED: ' + ', '.join(bad)} "
+                   f"({report['seconds']:.1f} s)")
+    if not report["ok"]:
+        raise click.exceptions.Exit(1)
+
+
 @cli.command(name="list")
 @json_option
 def list_games(as_json):
@@ -341,6 +401,8 @@ def list_games(as_json):
     if as_json:
         click.echo(json.dumps(rows))
         return
+    click.echo("default method: the fastest that applies and fits in memory (dfs, then "
+               "retrograde, tiers, bottomup)\n")
     for r in rows:
         kind = "puzzle" if r["puzzle"] else "two-player"
         kind += ", loopy" if r["loopy"] else ""
@@ -369,18 +431,39 @@ def bench(game, variant, method, as_json):
         click.echo(format_rows([row]))
 
 
+def one_line(text: str, limit: int = 60) -> str:
+    """A message as one line, each overlong word (a position, a variant) shortened."""
+    words = str(text).split()
+    return " ".join(w if len(w) <= limit else f"{w[:limit - 15]}...{w[-12:]}"
+                    for w in words)
+
+
+def error(text) -> None:
+    click.echo(f"gsolve: error: {one_line(text)}", err=True)
+
+
+def _check_environment() -> None:
+    """Settings from the environment fail here, as one line, not deep inside a solve."""
+    from solver.estimate import available_memory
+    from solver.parallel import threads
+
+    threads()
+    available_memory()
+
+
 def main(argv=None) -> int:
     try:
+        _check_environment()
         rv = cli.main(args=argv, prog_name="gsolve", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except GsolveError as e:
-        click.echo(f"gsolve: error: {e}", err=True)
+        error(e)
         return EXIT_USER
     except click.exceptions.NoArgsIsHelpError as e:
         click.echo(e.ctx.get_help())
         return 0
     except click.UsageError as e:
-        click.echo(f"gsolve: error: {e.format_message()}", err=True)
+        error(e.format_message())
         return EXIT_USER
     except click.exceptions.Exit as e:
         return e.exit_code
@@ -392,10 +475,16 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # an unusable path or device the user named: not a bug
+        if os.environ.get("GSOLVE_DEBUG"):
+            raise
+        where = f": {e.filename}" if e.filename else ""
+        error(f"{e.strerror or e}{where}")
+        return EXIT_USER
     except Exception as e:  # a bug: still one line for the user
         if os.environ.get("GSOLVE_DEBUG"):
             raise
-        click.echo(f"gsolve: internal error: {type(e).__name__}: {e} "
+        click.echo(f"gsolve: internal error: {type(e).__name__}: {one_line(e)} "
                    "(set GSOLVE_DEBUG=1 for a traceback)", err=True)
         return 1
 

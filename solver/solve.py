@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
+from solver import estimate
 from solver.database import CHUNK, Database, DatabaseError, group_path, now, write_arrays
 from solver.kernels.records import SHIFT, VALUE_MASK, split_records
 from solver.progress import Progress
@@ -29,11 +30,8 @@ def applicable_methods(game: Game | type[Game]) -> list[str]:
 
 
 def default_method(game: Game | type[Game]) -> str:
-    """The fastest method that applies: dfs on loop-free games, retrograde on loopy games
-    with un-moves (it then needs 3 bytes a position), bottom-up sweeps otherwise."""
-    if not game.loopy:
-        return "dfs"
-    return "retrograde" if game.has_parents else "bottomup"
+    """The fastest applicable method that fits in memory (solver/estimate.py)."""
+    return estimate.default_method(game)
 
 
 def _method_module(method: str):
@@ -87,40 +85,10 @@ def record_chunks(rec: np.ndarray):
         yield a, value, rem
 
 
-def _available_memory() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
-
-
-def check_memory(game: Game, method: str) -> None:
-    """Refuse, with a clear message, a solve whose arrays cannot fit in memory."""
-    from solver.kernels.records import record_dtype
-
-    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    if method == "tiers":
-        tiers = game.tiers()
-        window = max(t.size + sum(tiers[c].size for c in t.children if c != i)
-                     for i, t in enumerate(tiers))
-        need = game.hash_size + 2 * rec * window
-    elif method == "retrograde":
-        need = game.hash_size * (rec + (1 if game.max_children < 256 else 2)
-                                 + (0 if game.has_parents else 16))
-    else:
-        need = game.hash_size * rec
-    have = _available_memory()
-    if have is not None and need > 0.9 * have:
-        gib = 1 << 30
-        hint = "" if method == "tiers" or game.tiers() is None else "; try --method tiers"
-        raise GsolveError(
-            f"{game.describe()} needs about {need / gib:,.1f} GiB with {method} "
-            f"({game.hash_size:,} positions), more than the {have / gib:,.1f} GiB available"
-            + hint)
+def check_memory(game: Game, method: str):
+    """Refuse, with the numbers and what would fit, a solve that cannot fit in memory;
+    else return its estimate (solver/estimate.py)."""
+    return estimate.check_fits(game, method)
 
 
 def _result(game, path, attrs, reused, **times) -> SolveResult:
@@ -149,8 +117,9 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
         except DatabaseError:
             if (path / "zarr.json").exists() and not _unfinished(path):
                 raise
-    check_memory(game, method)
+    est = check_memory(game, method)
     progress = progress or Progress()
+    _announce(game, est, progress)
     started = now()
     t0 = time.perf_counter()
     module.warm_up(game)
@@ -158,11 +127,13 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
     if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
         attrs = module.solve_into(game, path, progress, fresh=force)
         t2 = time.perf_counter()
+        estimate.record_speed(game, method, t2 - t1)
         attrs["method"] = method
         return _result(game, path, attrs, False, compile_seconds=t1 - t0,
                        solve_seconds=t2 - t1)
     rec = module.solve(game, progress)
     t2 = time.perf_counter()
+    estimate.record_speed(game, method, t2 - t1)
     attrs = _summary_attrs(rec, game.start, game.puzzle)
     attrs["solve_seconds"] = round(t2 - t1, 6)
     progress.update("write", 1, str(path))
@@ -172,6 +143,14 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
     attrs["method"] = method
     return _result(game, path, attrs, False, compile_seconds=t1 - t0, solve_seconds=t2 - t1,
                    write_seconds=t3 - t2)
+
+
+def _announce(game: Game, est, progress: Progress) -> None:
+    """Say before a long solve starts how long it should take; give progress the ETA."""
+    progress.expect(est.seconds)
+    note = estimate.long_note(game, est)
+    if note:
+        progress.note(note)
 
 
 def _unfinished(path: Path) -> bool:
