@@ -98,7 +98,7 @@ def test_learn_text_and_self_play(db, capsys):
     code = main(["learn", "--games", "40", "--against", "self", "--seed", "1", "--db",
                  str(db)])
     out, _ = capsys.readouterr()
-    assert code == 0 and "the learner plays both sides against self, 40 games" in out
+    assert code == 0 and "the learner plays both sides against itself, 40 games" in out
     assert "boxes" in out and "most-weighted move perfect" in out
 
 
