@@ -347,6 +347,41 @@ def entry() -> None:
     sys.exit(code)
 
 
+@cli.command()
+@click.argument("game")
+@variant_option
+@click.option("--samples", "-n", default=2000, show_default=True, type=click.IntRange(1),
+              help="Reachable positions (and random hash slots) to check.")
+@json_option
+def check(game, variant, samples, as_json):
+    """Check GAME's rules against the contract the solvers rely on (no database needed).
+
+    Round trip of position strings, children inside the hash and within max_children,
+    unique move names, children inside the declared child tiers, parents inverting
+    children. Exit 0 when every check passes, 1 otherwise."""
+    from games import get_game
+    from solver.check import check_game
+
+    g = get_game(game, variant)
+    report = check_game(g, samples)
+    if as_json:
+        click.echo(json.dumps(report))
+    else:
+        click.echo(f"check {g.describe()}: {report['hash_size']:,} hash slots, start "
+                   f"{report['start']}")
+        for c in report["checks"]:
+            click.echo(f"  {'pass' if c['ok'] else 'FAIL'}  {c['check']:<12} {c['what']}")
+            for line in c["failures"]:
+                click.echo(f"{'':<20}{line}")
+            if c["failed"] > len(c["failures"]):
+                click.echo(f"{'':<20}... {c['failed'] - len(c['failures']):,} more")
+        bad = [c["check"] for c in report["checks"] if not c["ok"]]
+        click.echo(f"{'all checks passed' if not bad else 'FAILED: ' + ', '.join(bad)} "
+                   f"({report['seconds']:.1f} s)")
+    if not report["ok"]:
+        raise click.exceptions.Exit(1)
+
+
 @cli.command(name="list")
 @json_option
 def list_games(as_json):
