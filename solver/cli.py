@@ -82,8 +82,10 @@ def cli():
 @db_option
 @click.option("--force", is_flag=True, help="Solve again even if a complete database exists.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--wait", is_flag=True,
+              help="If another process is solving this variant, wait for it to finish.")
 @json_option
-def solve(game, variant, method, db, force, quiet, as_json):
+def solve(game, variant, method, db, force, quiet, as_json, wait):
     """Solve GAME and store every reachable position's value and remoteness."""
     from games import get_game
     from solver.progress import LineProgress, Progress, RichProgress
@@ -97,9 +99,12 @@ def solve(game, variant, method, db, force, quiet, as_json):
     else:  # logs and pipes: a line every few seconds, so a long solve is never silent
         progress = LineProgress(f"{g.name} {g.variant_key}")
     try:
-        result = run_solve(g, method, db, force, progress)
+        result = run_solve(g, method, db, force, progress, wait=wait)
     finally:
         progress.close()
+    if result.extra.get("removed_partial"):
+        click.echo(f"gsolve: removed the interrupted tiers solve at "
+                   f"{result.extra['removed_partial']}: this solve replaces it", err=True)
     if as_json:
         click.echo(json.dumps({
             "game": result.game, "variant": result.variant, "method": result.method,
@@ -382,6 +387,56 @@ def check(game, variant, samples, as_json):
         raise click.exceptions.Exit(1)
 
 
+@cli.command()
+@click.argument("game")
+@variant_option
+@db_option
+@json_option
+@click.option("--show", default=10, show_default=True, metavar="N",
+              help="Detail at most N problems.")
+def verify(game, variant, db, as_json, show):
+    """Check a solved database against the game's rules: re-derive every stored position
+    from its children, check reachability, the counts and rank/unrank. Exit 0 when
+    sound, 1 when not."""
+    from games import get_game
+    from solver.progress import Progress, RichProgress
+    from solver.verify import verify as run_verify
+
+    g = get_game(game, variant)
+    bar = not as_json and sys.stderr.isatty()
+    progress = RichProgress(f"verify {g.name} {g.variant_key}") if bar else Progress()
+    try:
+        report = run_verify(g, db, progress, show=max(0, show))
+    finally:
+        progress.close()
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+    elif report.sound:
+        click.echo(f"{g.name} {g.variant_key}: sound ({report.database})")
+        rows = [
+            ("positions", f"{report.reachable:,} reachable from the start, each stored and "
+                          "re-derived from its children"),
+            ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
+            ("chunks", f"{report.chunks:,} per array read, checksums good"),
+            ("attributes", "counts, start and largest remoteness match the arrays"),
+            ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
+            ("time", f"{report.seconds:.2f} s"),
+        ]
+        for k, v in rows:
+            click.echo(f"  {k:<12} {v}")
+    else:
+        click.echo(f"{g.name} {g.variant_key}: NOT SOUND, {report.problems:,} problem(s) "
+                   f"({report.database})")
+        for p in report.details:
+            click.echo(f"  {p.text}")
+        if report.problems > len(report.details):
+            click.echo(f"  ... and {report.problems - len(report.details):,} more")
+        click.echo(f"  solve it again with `gsolve {g.name}"
+                   + (f" -V {g.variant_key}" if g.variant else "") + " --force`")
+    if not report.sound:
+        raise click.exceptions.Exit(1)
+
+
 @cli.command(name="list")
 @json_option
 def list_games(as_json):
@@ -452,7 +507,23 @@ def _check_environment() -> None:
     available_memory()
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so a solve cleans up as on Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends it at once
+    raise Terminated()
+
+
 def main(argv=None) -> int:
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         _check_environment()
         rv = cli.main(args=argv, prog_name="gsolve", standalone_mode=False)
@@ -474,6 +545,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         click.echo("gsolve: interrupted", err=True)
         return 130
+    except Terminated:
+        click.echo("gsolve: terminated", err=True)
+        return 143
     except BrokenPipeError:
         return 0
     except OSError as e:  # an unusable path or device the user named: not a bug

@@ -7,11 +7,19 @@ unfinished solve and never answers a query.
 
 A monolithic solve writes into a sibling folder and swaps it in at the end, so a crash or
 a `--force` re-solve never destroys the database that was there.
+
+Damage is never read as data: every chunk carries a crc32c checksum (a flipped or cut
+chunk fails to decode), and the attribute `chunks` records which chunk files each array
+had when the database was sealed, so a missing chunk is an error, not zeros (zarr reads a
+missing chunk as its fill value). Opening checks what is cheap (attributes, format, the
+chunk listing against the record); reading a chunk checks its checksum; `gsolve verify`
+checks the rest.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -22,23 +30,47 @@ import zarr
 
 from games.base import Game, GsolveError
 
-FORMAT = 1
+# 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
+# a missing chunk read as zeros)
+FORMAT = 2
 CHUNK = 1 << 18
 # bump when what a partial (tiered) store keeps between runs changes meaning: a resume
 # then starts over instead of misreading it
 PARTIAL_FORMAT = 2
+ARRAYS = ("value", "remoteness")
 
 
-def _compressors():
-    """Bit-shuffled zstd at level 1: value and remoteness use few bits, so this packs them
-    tighter than plain zstd and writes about twice as fast."""
-    from zarr.codecs import BloscCodec
+def codecs() -> list:
+    """Bit-shuffled zstd at level 1 (value and remoteness use few bits, so this packs them
+    tighter than plain zstd and writes about twice as fast), then a crc32c of the
+    compressed bytes, so a damaged chunk fails to decode instead of reading as data."""
+    from zarr.codecs import BloscCodec, Crc32cCodec
 
-    return [BloscCodec(cname="zstd", clevel=1, shuffle="bitshuffle")]
+    return [BloscCodec(cname="zstd", clevel=1, shuffle="bitshuffle"), Crc32cCodec()]
+
+
+def create_array(group, name: str, shape: tuple[int, ...], dtype, chunk: int | None = None,
+                 overwrite: bool = False):
+    """A checksummed, compressed array of zeros in `group`: how every gsolve array is made
+    (databases, partial stores, tier stores), so none lacks the checksum. `chunk`
+    positions a chunk (default CHUNK)."""
+    n = shape[0]
+    chunk = chunk or CHUNK
+    return group.create_array(name, shape=shape, dtype=dtype,
+                              chunks=(max(1, min(chunk, n)),) + tuple(shape[1:]),
+                              fill_value=0, compressors=codecs(), overwrite=overwrite)
+
+
+def has_checksums(array) -> bool:
+    return any(type(c).__name__ == "Crc32cCodec" for c in array.metadata.codecs)
 
 
 class DatabaseError(GsolveError):
     pass
+
+
+class DamagedDatabase(DatabaseError):
+    """A database that exists but cannot be trusted (missing or failing chunks...)."""
 
 
 def default_root() -> Path:
@@ -47,6 +79,23 @@ def default_root() -> Path:
 
 def group_path(root: str | Path | None, game: Game) -> Path:
     return Path(root if root is not None else default_root()) / game.name / game.variant_key
+
+
+def partial_path(path: Path) -> Path:
+    """The resumable store of a tiered solve of the database at `path`."""
+    return path.with_name(f"{path.name}.partial")
+
+
+def command(game: Game, path: Path, *extra: str) -> str:
+    """The `gsolve ...` words that name this database again (variant, --db when not the
+    default root), for messages that tell the user what to run."""
+    words = [game.name]
+    if game.variant:
+        words += ["-V", game.variant_key]
+    root = path.parent.parent
+    if root.resolve() != default_root().resolve():
+        words += ["--db", str(root)]
+    return " ".join([*words, *extra])
 
 
 def now() -> str:
@@ -69,6 +118,56 @@ def _version() -> str:
         return "unknown"
 
 
+# -- the record of the chunks written ------------------------------------------------------
+def present_chunks(array_dir: Path) -> list[int]:
+    """Indices of the chunk files of a 1-D array, from one directory listing."""
+    try:
+        names = os.listdir(array_dir / "c")
+    except FileNotFoundError:
+        return []
+    return sorted(int(x) for x in names if x.isdigit())
+
+
+def _runs(idx: list[int]) -> list[list[int]]:
+    """[[first, stop), ...] of consecutive indices: compact for the usual dense listing."""
+    out: list[list[int]] = []
+    for i in idx:
+        if out and out[-1][1] == i:
+            out[-1][1] = i + 1
+        else:
+            out.append([i, i + 1])
+    return out
+
+
+def seal(path: Path, group, names: tuple[str, ...] = ARRAYS) -> None:
+    """Record which chunk files each array has (zarr writes no file for a chunk of zeros),
+    so that a chunk file lost later is noticed on open."""
+    group.attrs["chunks"] = {n: _runs(present_chunks(path / n)) for n in names}
+
+
+def chunk_damage(path: Path, attrs: dict, chunk: int,
+                 names: tuple[str, ...] = ARRAYS) -> list[tuple[str, int, str]]:
+    """(array, chunk index, what) for each chunk file missing or unexpected against the
+    record: a directory listing per array, no chunk read."""
+    record = attrs.get("chunks")
+    if not isinstance(record, dict):
+        return [(n, -1, "no record of its chunks") for n in names]
+    out = []
+    for n in names:
+        want = {i for a, b in record.get(n, []) for i in range(a, b)}
+        have = set(present_chunks(path / n))
+        out += [(n, i, "missing") for i in sorted(want - have)]
+        out += [(n, i, "not written by the solve") for i in sorted(have - want)]
+    return out
+
+
+def _describe_chunk(name: str, c: int, chunk: int, n: int, what: str) -> str:
+    if c < 0:
+        return f"{name} has {what}"
+    return f"chunk {c} of {name} (positions {c * chunk:,}..{min(n, (c + 1) * chunk) - 1:,}) " \
+           f"is {what}"
+
+
 def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_rem: int,
                  extra: dict | None = None) -> None:
     """Write a complete database from an iterator of (start, value, remoteness) pieces.
@@ -82,12 +181,9 @@ def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_
     try:
         group = zarr.open_group(store=str(tmp), mode="w", zarr_format=3)
         n = game.hash_size
-        chunk = max(1, min(CHUNK, n))
-        varr = group.create_array("value", shape=(n,), dtype=np.uint8, chunks=(chunk,),
-                                  fill_value=0, compressors=_compressors())
+        varr = create_array(group, "value", (n,), np.uint8)
         rdt = remoteness_dtype(max_rem)
-        rarr = group.create_array("remoteness", shape=(n,), dtype=rdt, chunks=(chunk,),
-                                  fill_value=0, compressors=_compressors())
+        rarr = create_array(group, "remoteness", (n,), rdt)
         for start, value, rem in chunks:
             varr[start:start + len(value)] = value
             rarr[start:start + len(rem)] = rem.astype(rdt, copy=False)
@@ -104,10 +200,18 @@ def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_
         }
         attrs.update(extra or {})
         group.attrs.update(attrs)
+        seal(tmp, group)
         group.attrs["complete"] = True
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    _swap_in(tmp, path)
+
+
+def _swap_in(tmp: Path, path: Path) -> None:
+    """Put the finished folder `tmp` at `path`; the database it replaces is removed after.
+    (A solve killed between the two renames leaves `<key>.old-<pid>`, which the next solve
+    puts back: see solver.lock.)"""
     old = path.with_name(f"{path.name}.old-{os.getpid()}")
     if path.exists():
         os.replace(path, old)
@@ -116,53 +220,102 @@ def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_
 
 
 class Database:
-    """Read access to one solved game variant (the same for every method's output)."""
+    """Read access to one solved game variant (the same for every method's output).
 
-    def __init__(self, path: Path, game: Game):
+    Opening refuses what is cheap to find wrong (a foreign, unfinished, old or damaged
+    database); with `check=False` (for `gsolve verify`) it opens anything with both arrays
+    and lists what is wrong in `problems`."""
+
+    def __init__(self, path: Path, game: Game, check: bool = True):
         self.path = path
         self.game = game
         if not (path / "zarr.json").exists():
-            raise DatabaseError(
-                f"no database for {game.describe()} at {path}: solve it first with "
-                f"`gsolve {game.name}" + (f" --variant {game.variant_key}`"
-                                          if game.variant else "`"))
+            raise DatabaseError(_missing_message(path, game))
         try:
             group = zarr.open_group(store=str(path), mode="r", zarr_format=3)
             attrs = dict(group.attrs)
             self.value_array = group["value"]
             self.remoteness_array = group["remoteness"]
         except Exception as e:
-            raise DatabaseError(f"corrupt database at {path}: {type(e).__name__}: {e}") from None
+            raise self.damaged(f"it does not open ({type(e).__name__}: {e})",
+                               word="corrupt") from None
         if attrs.get("game") != game.name:
             raise DatabaseError(
                 f"database at {path} holds game '{attrs.get('game')}', not '{game.name}'")
         if attrs.get("variant") != dict(game.variant):
             raise DatabaseError(
                 f"database at {path} holds variant {attrs.get('variant')}, not {game.variant}")
-        if not attrs.get("complete"):
-            raise DatabaseError(
-                f"database at {path} is unfinished (the solve was interrupted): "
-                f"run `gsolve {game.name}` again to finish it")
         if (attrs.get("hash_size") != game.hash_size
                 or self.value_array.shape != (game.hash_size,)
                 or self.remoteness_array.shape != (game.hash_size,)):
-            raise DatabaseError(f"corrupt database at {path}: its size does not match the game")
+            raise self.damaged("its size does not match the game")
         self.attrs = attrs
-        self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._chunk = self.value_array.chunks[0]
+        self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.problems = self._cheap_problems()
+        if check and self.problems:
+            kind, text, _ = self.problems[0]
+            if kind == "unfinished":
+                raise DatabaseError(
+                    f"database at {path} is unfinished (the solve was interrupted): "
+                    f"run `gsolve {command(game, path)} --force` to solve it again")
+            if kind == "format":
+                raise DatabaseError(
+                    f"database at {path} {text}: solve it again with "
+                    f"`gsolve {command(game, path)} --force`")
+            raise self.damaged(text)
+
+    def _cheap_problems(self) -> list[tuple[str, str, int]]:
+        """(kind, text, chunk index or -1) for what the attributes and one listing per
+        array show wrong."""
+        attrs, out = self.attrs, []
+        if not attrs.get("complete"):
+            out.append(("unfinished", "it is unfinished (no `complete` attribute)", -1))
+        fmt = attrs.get("format")
+        if fmt != FORMAT:
+            out.append(("format", f"has format {fmt}, written by an older gsolve (this one "
+                                  f"reads format {FORMAT}: checksummed chunks)", -1))
+            return out
+        for name, arr in (("value", self.value_array), ("remoteness", self.remoteness_array)):
+            if not has_checksums(arr):
+                out.append(("damage", f"{name} has no chunk checksums", -1))
+        n = self.game.hash_size
+        for name, c, what in chunk_damage(self.path, attrs, self._chunk):
+            out.append(("damage", _describe_chunk(name, c, self._chunk, n, what), c))
+        return out
+
+    def damaged(self, what: str, chunk: int = -1, word: str = "damaged") -> DamagedDatabase:
+        e = DamagedDatabase(
+            f"{word} database for {self.game.describe()} at {self.path}: {what}; "
+            f"`gsolve verify {command(self.game, self.path)}` checks it in full, "
+            f"`gsolve {command(self.game, self.path)} --force` solves it again")
+        e.what = what
+        e.chunk = chunk
+        return e
 
     @classmethod
     def open(cls, game: Game, root: str | Path | None = None) -> Database:
         return cls(group_path(root, game), game)
 
+    def read_chunk(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """Values and remoteness of chunk c, uncached; a checksum failure is a
+        DatabaseError naming the chunk."""
+        a, b = c * self._chunk, min((c + 1) * self._chunk, self.game.hash_size)
+        out = []
+        for name, arr in (("value", self.value_array), ("remoteness", self.remoteness_array)):
+            try:
+                out.append(arr[a:b])
+            except Exception as e:
+                what = ("failing its checksum" if "checksum" in str(e)
+                        else f"unreadable ({type(e).__name__}: {e})")
+                raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
+                                                   what), c) from None
+        return out[0], out[1]
+
     def _block(self, c: int) -> tuple[np.ndarray, np.ndarray]:
         got = self._cache.get(c)
         if got is None:
-            a, b = c * self._chunk, min((c + 1) * self._chunk, self.game.hash_size)
-            try:
-                got = (self.value_array[a:b], self.remoteness_array[a:b])
-            except Exception as e:
-                raise DatabaseError(f"corrupt database at {self.path}: {e}") from None
+            got = self.read_chunk(c)
             if len(self._cache) > 16:
                 self._cache.clear()
             self._cache[c] = got
@@ -176,13 +329,44 @@ class Database:
         i = h % self._chunk
         return int(v[i]), int(r[i])
 
+    @property
+    def nchunks(self) -> int:
+        return -(-self.game.hash_size // self._chunk)
+
     def chunks(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         """(first hash, values, remoteness) for each stored chunk, in hash order."""
-        n = self.game.hash_size
-        for a in range(0, n, self._chunk):
-            v, r = self._block(a // self._chunk)
-            yield a, v, r
-            self._cache.pop(a // self._chunk, None)
+        for c in range(self.nchunks):
+            v, r = self._block(c)
+            yield c * self._chunk, v, r
+            self._cache.pop(c, None)
+
+    def check_all_chunks(self) -> None:
+        """Read (decode, checksum) every chunk: DatabaseError at the first damaged one.
+        What a solve does before it answers "already solved"."""
+        for _ in self.chunks():
+            pass
+
+
+def _missing_message(path: Path, game: Game) -> str:
+    from solver.lock import running_writer
+
+    pid = running_writer(path)
+    if pid is not None:
+        return (f"{game.describe()} is being solved now by pid {pid} into {path}: try again "
+                "when it has finished")
+    partial = partial_path(path)
+    if (partial / "zarr.json").exists():
+        done = ""
+        try:
+            attrs = json.loads((partial / "zarr.json").read_text()).get("attributes", {})
+            if "tiers_done" in attrs:
+                done = f" ({len(attrs['tiers_done'])} tiers done)"
+        except (OSError, ValueError):
+            pass
+        return (f"unfinished solve of {game.describe()} at {partial}{done}: rerun "
+                f"`gsolve {command(game, path, '--method', 'tiers')}` to resume it")
+    return (f"no database for {game.describe()} at {path}: solve it first with "
+            f"`gsolve {command(game, path)}`")
 
 
 def is_complete(root: str | Path | None, game: Game) -> bool:
@@ -197,12 +381,13 @@ class PartialStore:
     """A database being written piece by piece (the tier solver), resumable.
 
     Lives at `<path>.partial` with `complete` unset; records which pieces are done in its
-    attributes after each piece is written, and is swapped into place by `finish`.
+    attributes after each piece is written, and is swapped into place by `finish`. Only
+    the holder of the variant's writer lock (solver.lock) may open one.
     """
 
     def __init__(self, path: Path, game: Game, method: str, rem_dtype, fresh: bool):
         self.final = path
-        self.path = path.with_name(f"{path.name}.partial")
+        self.path = partial_path(path)
         self.game = game
         ident = {"format": FORMAT, "game": game.name, "variant": dict(game.variant),
                  "variant_key": game.variant_key, "hash_size": int(game.hash_size),
@@ -224,11 +409,8 @@ class PartialStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             group = zarr.open_group(store=str(self.path), mode="w", zarr_format=3)
             n = game.hash_size
-            chunk = max(1, min(CHUNK, n))
-            group.create_array("value", shape=(n,), dtype=np.uint8, chunks=(chunk,),
-                               fill_value=0, compressors=_compressors())
-            group.create_array("remoteness", shape=(n,), dtype=rem_dtype, chunks=(chunk,),
-                               fill_value=0, compressors=_compressors())
+            create_array(group, "value", (n,), np.uint8)
+            create_array(group, "remoteness", (n,), rem_dtype)
             group.attrs.update({**ident, "started": now()})
             self.group = group
         self.value = self.group["value"]
@@ -241,42 +423,52 @@ class PartialStore:
     def set_attrs(self, **kw) -> None:
         self.group.attrs.update(kw)
 
+    def _damaged(self, e: Exception) -> DatabaseError:
+        return DatabaseError(
+            f"the unfinished solve at {self.path} is damaged ({type(e).__name__}: {e}): "
+            f"solve again with `gsolve {command(self.game, self.final)} --force`")
+
     def save_bytes(self, name: str, data: np.ndarray) -> None:
         """An auxiliary uint8 array (e.g. reach marks) kept until the store is finished."""
-        arr = self.group.create_array(name, shape=data.shape, dtype=np.uint8,
-                                      chunks=(max(1, min(CHUNK * 4, data.shape[0])),),
-                                      fill_value=0, overwrite=True)
+        arr = create_array(self.group, name, data.shape, np.uint8, chunk=4 * CHUNK,
+                           overwrite=True)
         arr[:] = data
 
     def load_bytes(self, name: str) -> np.ndarray:
-        return self.group[name][:]
+        try:
+            return self.group[name][:]
+        except Exception as e:
+            raise self._damaged(e) from None
 
     def write(self, start: int, value: np.ndarray, rem: np.ndarray) -> None:
         self.value[start:start + len(value)] = value
         self.remoteness[start:start + len(rem)] = rem.astype(self.remoteness.dtype, copy=False)
 
     def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        return self.value[start:stop], self.remoteness[start:stop]
+        try:
+            return self.value[start:stop], self.remoteness[start:stop]
+        except Exception as e:
+            raise self._damaged(e) from None
 
     def finish(self, attrs: dict, drop: tuple[str, ...] = ()) -> None:
-        """Drop auxiliary arrays, fit the remoteness dtype, mark complete, swap in."""
+        """Drop auxiliary arrays, fit the remoteness dtype, seal, mark complete, swap in."""
         for name in drop:
             if name in self.group:
                 del self.group[name]
         want = remoteness_dtype(attrs["max_remoteness"])
         if self.remoteness.dtype != want:
             old = self.remoteness
-            new = self.group.create_array("remoteness-fit", shape=old.shape, dtype=want,
-                                          chunks=old.chunks, fill_value=0, overwrite=True,
-                                          compressors=_compressors())
+            new = create_array(self.group, "remoteness-fit", old.shape, want,
+                               chunk=old.chunks[0], overwrite=True)
             for a in range(0, old.shape[0], CHUNK):
-                new[a:a + CHUNK] = old[a:a + CHUNK].astype(want)
+                try:
+                    part = old[a:a + CHUNK]
+                except Exception as e:
+                    raise self._damaged(e) from None
+                new[a:a + CHUNK] = part.astype(want)
             del self.group["remoteness"]
             os.replace(self.path / "remoteness-fit", self.path / "remoteness")
         self.group.attrs.update({**attrs, "finished": now()})
+        seal(self.path, self.group)
         self.group.attrs["complete"] = True
-        old = self.final.with_name(f"{self.final.name}.old-{os.getpid()}")
-        if self.final.exists():
-            os.replace(self.final, old)
-        os.replace(self.path, self.final)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap_in(self.path, self.final)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +12,15 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver import estimate
-from solver.database import CHUNK, Database, DatabaseError, group_path, now, write_arrays
+from solver.database import (
+    CHUNK,
+    Database,
+    DatabaseError,
+    group_path,
+    now,
+    partial_path,
+    write_arrays,
+)
 from solver.kernels.records import SHIFT, VALUE_MASK, split_records
 from solver.progress import Progress
 
@@ -101,10 +110,26 @@ def _result(game, path, attrs, reused, **times) -> SolveResult:
 
 
 def solve(game: Game, method: str | None = None, root: str | Path | None = None,
-          force: bool = False, progress: Progress | None = None) -> SolveResult:
-    """Solve `game` into the database under `root` unless a complete one is there."""
+          force: bool = False, progress: Progress | None = None,
+          wait: bool = False) -> SolveResult:
+    """Solve `game` into the database under `root` unless a sound one is there.
+
+    Holds the variant's one-writer lock throughout (solver.lock): while another process
+    solves the same variant this stops with a message naming it, or with `wait` waits."""
+    from solver.lock import writer_lock
+
+    progress = progress or Progress()
+    with writer_lock(group_path(root, game), game.describe(), wait,
+                     lambda who: progress.update("waiting for", 1, who)):
+        return _solve_locked(game, method, root, force, progress)
+
+
+def _solve_locked(game: Game, method: str | None, root: str | Path | None, force: bool,
+                  progress: Progress) -> SolveResult:
     methods = applicable_methods(game)
-    method = method or default_method(game)
+    # an interrupted tiered solve is resumed unless another method is asked for
+    resume = "tiers" in methods and not force and _resumable(group_path(root, game))
+    method = method or ("tiers" if resume else default_method(game))
     module = _method_module(method)
     if method not in methods:
         raise GsolveError(module.why_not(game))
@@ -112,13 +137,13 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
     if not force:
         try:
             db = Database(path, game)
+            db.check_all_chunks()  # "already solved" only for a database that reads back
             return _result(game, path, db.attrs, True,
                            solve_seconds=float(db.attrs.get("solve_seconds", 0.0)))
         except DatabaseError:
             if (path / "zarr.json").exists() and not _unfinished(path):
                 raise
     est = check_memory(game, method)
-    progress = progress or Progress()
     _announce(game, est, progress)
     started = now()
     t0 = time.perf_counter()
@@ -141,8 +166,18 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
                  extra=attrs)
     t3 = time.perf_counter()
     attrs["method"] = method
-    return _result(game, path, attrs, False, compile_seconds=t1 - t0, solve_seconds=t2 - t1,
-                   write_seconds=t3 - t2)
+    result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
+                     solve_seconds=t2 - t1, write_seconds=t3 - t2)
+    partial = partial_path(path)
+    if partial.exists():  # an interrupted tiered solve, superseded by this one
+        shutil.rmtree(partial, ignore_errors=True)
+        result.extra["removed_partial"] = str(partial)
+    return result
+
+
+def _resumable(path: Path) -> bool:
+    """Whether an interrupted tiered solve waits at `<path>.partial` with no database."""
+    return (partial_path(path) / "zarr.json").exists() and not (path / "zarr.json").exists()
 
 
 def _announce(game: Game, est, progress: Progress) -> None:
