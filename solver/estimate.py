@@ -190,7 +190,7 @@ def default_method(game: Game | type[Game]) -> str:
     fitting = [m for m in methods if have is None or needs[m] <= FIT * have]
     if fitting:
         return min(fitting, key=cost)
-    return min(methods, key=lambda m: needs[m])
+    return min(methods, key=lambda m: (needs[m], cost(m)))
 
 
 def check_fits(game: Game, method: str) -> Estimate:
