@@ -366,7 +366,7 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                     if pause:
                         time.sleep(pause)
 
-                found += tier_worker.solve(game, group, task, piece)
+                found += tier_worker.solve(game, group, task, piece, eager=bool(pause))
             record.task(phase, i)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
 

@@ -121,9 +121,10 @@ def reach(game: Game, group, task: Task, lock=None) -> int:
     return int(np.count_nonzero(own))
 
 
-def solve(game: Game, group, task: Task, on_piece=None) -> int:
+def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
-    of each piece written."""
+    of each piece written. The task's range is written once at the end (a write re-encodes
+    whole chunks), or piece by piece when `eager` (tests interrupt a solve between them)."""
     from solver.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
@@ -147,16 +148,27 @@ def solve(game: Game, group, task: Task, on_piece=None) -> int:
                 raise bad
         else:
             _sweeps(k, game, win, seg, lo, hi, obase, bad)
-        own = win[lo + obase:hi + obase]
-        value = np.empty(hi - lo, np.uint8)
-        rem = np.empty(hi - lo, dtype)
-        split_records(own, value, rem)
-        value_arr[lo:hi] = value
-        rem_arr[lo:hi] = rem.astype(rem_arr.dtype, copy=False)
-        decided += int(np.count_nonzero(value))
-        if on_piece is not None:
-            on_piece(tier, lo, hi)
+        if eager:
+            decided += _write(win, obase, lo, hi, value_arr, rem_arr)
+            if on_piece is not None:
+                on_piece(tier, lo, hi)
+    if not eager:
+        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr)
+        for tier, lo, hi, _ in task.pieces:
+            if on_piece is not None:
+                on_piece(tier, lo, hi)
     return decided
+
+
+def _write(win, obase, lo, hi, value_arr, rem_arr) -> int:
+    """Store the records of [lo, hi); return how many are decided."""
+    own = win[lo + obase:hi + obase]
+    value = np.empty(hi - lo, np.uint8)
+    rem = np.empty(hi - lo, own.dtype)
+    split_records(own, value, rem)
+    value_arr[lo:hi] = value
+    rem_arr[lo:hi] = rem.astype(rem_arr.dtype, copy=False)
+    return int(np.count_nonzero(value))
 
 
 def _sweeps(k, game: Game, win, seg, lo, hi, obase, bad) -> None:
