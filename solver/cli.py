@@ -398,7 +398,10 @@ def verify(game, variant, db, as_json, show):
     """Check a solved database against the game's rules: re-derive every stored position
     from its children, check reachability, the counts and rank/unrank. Exit 0 when
     sound, 1 when not."""
+    from pathlib import Path
+
     from games import get_game
+    from solver.database import command
     from solver.progress import Progress, RichProgress
     from solver.verify import verify as run_verify
 
@@ -431,8 +434,7 @@ def verify(game, variant, db, as_json, show):
             click.echo(f"  {p.text}")
         if report.problems > len(report.details):
             click.echo(f"  ... and {report.problems - len(report.details):,} more")
-        click.echo(f"  solve it again with `gsolve {g.name}"
-                   + (f" -V {g.variant_key}" if g.variant else "") + " --force`")
+        click.echo(f"  solve it again with `gsolve {command(g, Path(report.database))} --force`")
     if not report.sound:
         raise click.exceptions.Exit(1)
 
