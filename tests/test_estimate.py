@@ -22,7 +22,7 @@ from solver.solve import default_method
 @pytest.fixture(autouse=True)
 def fresh_speeds(tmp_path, monkeypatch):
     """No speeds measured by earlier solves on this machine: assumed rates only."""
-    monkeypatch.setenv("GSOLVE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(estimate, "_speed_file", lambda: tmp_path / "speed.json")
     monkeypatch.delenv("GSOLVE_MEMORY", raising=False)
 
 
