@@ -82,9 +82,11 @@ def _sample(game: Game, rules: _Rules, cap: int, rng: random.Random) -> list[int
     todo = deque([game.start])
     while todo and len(order) < cap // 2:
         h = todo.popleft()
-        if rules.primitive(h):
+        try:  # a rule that raises is reported by the checks, which meet h again
+            kids = [] if rules.primitive(h) else rules.children(h)[0][:game.max_children]
+        except Exception:  # noqa: BLE001
             continue
-        for c in rules.children(h)[0][:game.max_children]:
+        for c in kids:
             if 0 <= c < game.hash_size and c not in seen:
                 seen.add(c)
                 order.append(c)
@@ -96,10 +98,13 @@ def _sample(game: Game, rules: _Rules, cap: int, rng: random.Random) -> list[int
             break
         h = game.start
         for _ in range(2_000):
-            if rules.primitive(h):
+            try:
+                if rules.primitive(h):
+                    break
+                kids = [c for c in rules.children(h)[0][:game.max_children]
+                        if 0 <= c < game.hash_size]
+            except Exception:  # noqa: BLE001
                 break
-            kids = [c for c in rules.children(h)[0][:game.max_children]
-                    if 0 <= c < game.hash_size]
             if not kids:
                 break
             h = rng.choice(kids)
@@ -185,14 +190,19 @@ def run_checks(game: Game, samples: int = 2000, seed: int = 0) -> list[Check]:
     edges: dict[int, list[int]] = {}
     ends = moves = tier_moves = 0
     for h in reach:
-        v = rules.primitive(h)
+        try:
+            v = rules.primitive(h)
+            out, codes = (None, None) if v else rules.children(h)
+        except Exception as e:  # noqa: BLE001 - a rule that raises is the finding
+            kids.fail(f"'{shorten(show(h))}': the rules raised {type(e).__name__}: "
+                      f"{shorten(e)}")
+            continue
         if v:
             ends += 1
             if v not in allowed:
                 prim.fail(f"'{shorten(show(h))}': primitive value {v} is not one of "
                           f"{sorted(allowed)}")
             continue
-        out, codes = rules.children(h)
         if not 1 <= len(out) <= game.max_children:
             kids.fail(f"'{shorten(show(h))}': {len(out)} children (max_children "
                       f"{game.max_children}; a position that is not primitive has a move)")

@@ -54,6 +54,7 @@ class LineProgress(Progress):
             self._every = float(env) if every is None and env else (every or 10.0)
         except ValueError:
             self._every = 10.0
+        self._every = max(0.05, self._every)
         self._stream = stream or sys.stderr
         self._title, self._state, self._done = title, "starting", None
         self._expected: float | None = None

@@ -144,6 +144,23 @@ def test_suite_catches_a_child_outside_the_hash():
     assert "children" in _failed(_broken(TicTacToe, children=children)())
 
 
+def test_suite_reports_rules_that_raise():
+    """A rule that raises is a failure with its position, not a crash of the suite."""
+    from games import tictactoe
+    from solver.check import check_game
+
+    start = TicTacToe().start
+
+    def children(ctx, h, out, moves, scratch):
+        if h != start:
+            raise IndexError("index 9 is out of bounds")
+        return tictactoe.children(ctx, h, out, moves, scratch)
+
+    report = check_game(_broken(TicTacToe, children=children)(), 50)
+    bad = [c for c in report["checks"] if not c["ok"]]
+    assert [c["check"] for c in bad] == ["children"] and "IndexError" in bad[0]["failures"][0]
+
+
 def test_suite_catches_strings_and_tiers():
     class Shifted(TicTacToe):
         def from_string(self, s):
