@@ -9,7 +9,8 @@ the side not to move is in check are illegal, and no legal move produces one.
 
 The geometry tuple `geo` (built once by :func:`geometry`) holds, per square, the squares
 along each of the 8 directions (0-3 orthogonal, 4-7 diagonal), the knight and king
-targets (-1 padded), and params = (width, height, squares).
+targets (-1 padded), params = (width, height, squares), and line[a, b], the direction
+from a to b when they share a line (else -1).
 
 Move codes: (from * squares + to) * 5 + promo, promo 0 for none or 1..4 for Q R B N.
 Un-move codes (the move that led to a position, seen from after it): the piece of the side
@@ -53,7 +54,11 @@ def geometry(width: int, height: int) -> tuple:
                 knight[s, kn] = rr * width + cc
                 kn += 1
         king[s] = np.sort(king[s])[::-1]  # targets first, -1 padding last
-    return rays, ray_len, knight, king, np.array([width, height, n], np.int64)
+    line = np.full((n, n), -1, np.int64)  # line[a, b]: the direction from a to b, if any
+    for s in range(n):
+        for d in range(8):
+            line[s, rays[s, d, :ray_len[s, d]]] = d
+    return rays, ray_len, knight, king, np.array([width, height, n], np.int64), line
 
 
 def max_moves(geo) -> tuple[int, int]:
@@ -69,7 +74,7 @@ def max_moves(geo) -> tuple[int, int]:
 @njit(cache=True, nogil=True)
 def attacked(geo, board, sq, by):
     """Whether side `by` (0 white, 1 black) attacks square sq."""
-    rays, ray_len, knight, king, params = geo
+    rays, ray_len, knight, king, params, line = geo
     off = by * BLACK
     for j in range(8):
         s = knight[sq, j]
@@ -112,8 +117,14 @@ def _takeable(p, me):
 
 
 @njit(cache=True, nogil=True)
-def _add(geo, board, me, ksq, frm, to, promo, mv, n, first_only):
-    """Append the move if it leaves me's king safe; returns the new count."""
+def _add(geo, board, me, ksq, check, frm, to, promo, mv, n, first_only):
+    """Append the move if it leaves me's king safe (tested only when `check`: a move of
+    another piece cannot expose an unchecked king unless it leaves a line through the
+    king); returns the new count."""
+    if not check:
+        if not first_only:
+            mv[n] = (frm * board.shape[0] + to) * 5 + promo
+        return n + 1
     moved = board[frm]
     cap = board[to]
     board[to] = moved if promo == 0 else PROMOS[promo - 1] + me * BLACK
@@ -132,17 +143,19 @@ def _add(geo, board, me, ksq, frm, to, promo, mv, n, first_only):
 def legal_moves(geo, board, me, mv, first_only):
     """Write the codes of me's legal moves into mv; returns how many (with first_only:
     stops at the first one, writes nothing, returns 0 or 1)."""
-    rays, ray_len, knight, king, params = geo
+    rays, ray_len, knight, king, params, line = geo
     w = params[0]
     hgt = params[1]
     off = me * BLACK
     ksq = king_square(board, me)
+    in_check = attacked(geo, board, ksq, 1 - me)
     n = 0
     for frm in range(board.shape[0]):
         p = board[frm]
         if p == EMPTY or (p > BLACK) != (me == 1):
             continue
         kind = p - off
+        check = kind == KING or in_check or line[ksq, frm] >= 0
         if kind == KING or kind == KNIGHT:
             table = king if kind == KING else knight
             for j in range(8):
@@ -150,7 +163,7 @@ def legal_moves(geo, board, me, mv, first_only):
                 if to < 0:
                     break
                 if board[to] == EMPTY or _takeable(board[to], me):
-                    n = _add(geo, board, me, ksq, frm, to, 0, mv, n, first_only)
+                    n = _add(geo, board, me, ksq, check, frm, to, 0, mv, n, first_only)
         elif kind == PAWN:
             r = frm // w + (-1 if me == 0 else 1)
             last = r == 0 or r == hgt - 1
@@ -162,9 +175,9 @@ def legal_moves(geo, board, me, mv, first_only):
                 if (dc == 0 and board[to] == EMPTY) or (dc != 0 and _takeable(board[to], me)):
                     if last:
                         for promo in range(1, 5):
-                            n = _add(geo, board, me, ksq, frm, to, promo, mv, n, first_only)
+                            n = _add(geo, board, me, ksq, check, frm, to, promo, mv, n, first_only)
                     else:
-                        n = _add(geo, board, me, ksq, frm, to, 0, mv, n, first_only)
+                        n = _add(geo, board, me, ksq, check, frm, to, 0, mv, n, first_only)
         else:
             d0 = 4 if kind == BISHOP else 0
             d1 = 4 if kind == ROOK else 8
@@ -173,7 +186,7 @@ def legal_moves(geo, board, me, mv, first_only):
                     to = rays[frm, d, k]
                     q = board[to]
                     if q == EMPTY or _takeable(q, me):
-                        n = _add(geo, board, me, ksq, frm, to, 0, mv, n, first_only)
+                        n = _add(geo, board, me, ksq, check, frm, to, 0, mv, n, first_only)
                     if q != EMPTY:
                         break
         if first_only and n > 0:
@@ -247,7 +260,7 @@ def legal_unmoves(geo, board, prev, kinds, out):
     """Codes of every un-move of side `prev` (the side that just moved) whose parent is a
     legal position, un-capturing only the kinds in the bit mask `kinds` (bit x for kind
     x); tier membership is the caller's to check. Returns how many."""
-    rays, ray_len, knight, king, params = geo
+    rays, ray_len, knight, king, params, line = geo
     w = params[0]
     hgt = params[1]
     off = prev * BLACK
