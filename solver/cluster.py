@@ -44,7 +44,7 @@ def client_for(workers: int, scheduler: str | None, memory: int):
         if k in os.environ:
             env[k] = os.environ[k]
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           memory_limit=max(1, memory // workers), dashboard_address=None,
+                           memory_limit=max(1, memory // workers), dashboard_address=":0",
                            env=env)
     return Client(cluster), cluster
 

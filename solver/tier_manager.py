@@ -97,10 +97,10 @@ class Plan:
 
 
 def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
-         chunk: int = CHUNK) -> Plan:
-    """Cut the hash into tasks of at most `limit` bytes of working set where tiers allow
-    (a single loopy tier or one chunk of a loop-free tier may need more: see Plan.largest),
-    or use the `cuts` of an earlier run."""
+         chunk: int = CHUNK, max_task: int = MAX_TASK) -> Plan:
+    """Cut the hash into tasks of at most `limit` bytes of working set and `max_task` own
+    slots where tiers allow (a single loopy tier or one chunk of a loop-free tier may need
+    more: see Plan.largest), or use the `cuts` of an earlier run."""
     tiers = game.tiers()
     order = check_tiers(game, tiers)
     n = game.hash_size
@@ -110,7 +110,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     loopy = [i in t.children for i, t in enumerate(tiers)]
     if cuts is None:
         cuts = _cut(tiers, starts, loopy, n, chunk,
-                    max(chunk, (limit or 1 << 62) // slot), set())
+                    max(chunk, (limit or 1 << 62) // slot), max_task)
     while True:
         tasks, deps = _tasks(tiers, starts, loopy, order, cuts)
         run_order, stuck = _topological(deps)
@@ -124,20 +124,17 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         cuts = keep
 
 
-def _cut(tiers, starts, loopy, n, chunk, limit_slots, _zones) -> list[int]:
-    """Greedy cuts on chunk boundaries, never inside a loopy tier."""
+def _cut(tiers, starts, loopy, n, chunk, limit_slots, max_task) -> list[int]:
+    """Greedy cuts at tier boundaries and at chunk boundaries inside loop-free tiers."""
 
     def tier_at(h):
         return bisect.bisect_right(starts, h) - 1
 
     def next_cut(x):
-        c = min(n, (x // chunk + 1) * chunk)
-        while c < n:
-            t = tier_at(c)
-            if not (loopy[t] and tiers[t].start < c):
-                break
-            c = min(n, -(-tiers[t].stop // chunk) * chunk)
-        return c
+        """The next tier boundary, or chunk boundary inside a loop-free tier."""
+        t = tier_at(x)
+        stop = tiers[t].stop
+        return stop if loopy[t] else min(stop, (x // chunk + 1) * chunk)
 
     def kids_of(x, y):
         """Child tiers of the tiers meeting [x, y), other than themselves."""
@@ -155,7 +152,7 @@ def _cut(tiers, starts, loopy, n, chunk, limit_slots, _zones) -> list[int]:
         kids = kids_of(a, b)
         while b < n:
             b2 = next_cut(b)
-            if b2 - a > MAX_TASK:
+            if b2 - a > max_task:
                 break
             more = kids | kids_of(b, b2)
             if (b2 - a) + sum(tiers[c].size for c in more) > limit_slots:
@@ -310,11 +307,12 @@ class Record:
 
 # -- running ------------------------------------------------------------------------------
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
-               memory: int | None = None, workers: int = 0, scheduler: str | None = None
-               ) -> dict:
+               memory: int | None = None, workers: int = 0, scheduler: str | None = None,
+               max_task: int | None = None) -> dict:
     """Solve tier by tier into the database at `path` (resuming a partial one), holding at
     most `memory` bytes (default: most of what is available). With `workers` or a
-    `scheduler`, the tasks run on a Dask cluster (solver/cluster.py)."""
+    `scheduler`, the tasks run on a Dask cluster (solver/cluster.py), cut smaller so that
+    tiers of one stage run side by side."""
     progress = progress or Progress()
     budget = memory or default_budget()
     cluster = workers > 1 or scheduler is not None
@@ -322,24 +320,29 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     attrs = store.attrs
     cuts = attrs.get("task_cuts") if store.resumed else None
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
-    p = plan(game, max(1, per_task), cuts)
+    chunk = store.value.chunks[0]
+    if max_task is None:
+        max_task = (MAX_TASK if not cluster else
+                    min(MAX_TASK, max(chunk, game.hash_size // (32 * max(2, workers)))))
+    p = plan(game, max(1, per_task), cuts, chunk, max_task)
     check_budget(game, p, budget, max(1, workers))
     if REACHED not in store.group:
-        create_array(store.group, REACHED, (game.hash_size,), np.uint8,
-                     chunk=store.value.chunks[0])
+        create_array(store.group, REACHED, (game.hash_size,), np.uint8, chunk=chunk)
     if cuts is None:
         store.set_attrs(task_cuts=p.cuts)
     record = Record(store, p, p.tiers)
     t0 = time.perf_counter()
-    if cluster:
-        from solver.cluster import run_plan
+    try:
+        if cluster:
+            from solver.cluster import run_plan
 
-        worker_peak = run_plan(game, str(store.path), p, record, progress, workers,
-                               scheduler, budget)
-    else:
-        worker_peak = 0
-        _run_local(game, store, p, record, progress)
-    record.flush()
+            worker_peak = run_plan(game, str(store.path), p, record, progress, workers,
+                                   scheduler, budget)
+        else:
+            worker_peak = 0
+            _run_local(game, store, p, record, progress)
+    finally:
+        record.flush()  # an interrupted solve keeps every task it finished
     summary = _summarize(game, store, len(p.tiers), len(p.tasks))
     summary["peak_memory_bytes"] = max(peak_rss(), worker_peak)
     summary["tier_seconds"] = round(time.perf_counter() - t0, 3)

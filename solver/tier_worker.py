@@ -1,8 +1,10 @@
 """The tier worker: one task of a tiered solve, from the store to the store.
 
-A task is a hash range [a, b) that starts and ends on chunk boundaries of the store (so no
-other task writes its chunks) and holds whole loopy tiers and whole or partial loop-free
-tiers (solver/tier_manager.py plans them). It runs in two phases, each reading only
+A task is a hash range [a, b) that holds whole loopy tiers and whole or partial loop-free
+tiers (solver/tier_manager.py plans them). It writes the chunks inside its range alone; a
+chunk it shares with a neighbour task at either end is rewritten under a lock per chunk
+(read, merge, write: each chunk write replaces the file whole, so a reader never sees half
+of one). It runs in two phases, each reading only
 what the manager says it needs: the task's own range and its child tiers (its window).
 
 * reach (parents first): the task's reach bytes come from the store, where its parent
@@ -106,6 +108,7 @@ def reach(game: Game, group, task: Task, lock=None) -> int:
             if not loopy or n == 0:
                 break
     chunk = arr.chunks[0]
+    hold = lock or (lambda c: contextlib.nullcontext())
     for w, x, y in outside(task):
         part = win[w:w + y - x]
         if not part.any():
@@ -115,13 +118,39 @@ def reach(game: Game, group, task: Task, lock=None) -> int:
             mine = part[p - x:q - x]
             if not mine.any():
                 continue
-            with lock(c) if lock else contextlib.nullcontext():
+            with hold(c):
                 arr[p:q] = arr[p:q] | mine
-    arr[task.a:task.b] = own
+    put([(arr, own)], task.a, task.b, lock)
     return int(np.count_nonzero(own))
 
 
-def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False) -> int:
+def put(pairs, lo: int, hi: int, lock=None) -> None:
+    """arr[lo:hi] = data for each (arr, data) of arrays chunked alike; a chunk the range
+    covers only in part is rewritten under lock(chunk index) when a lock is given."""
+    if lock is None:
+        for arr, data in pairs:
+            arr[lo:hi] = data
+        return
+    chunk, n = pairs[0][0].chunks[0], pairs[0][0].shape[0]
+
+    def whole(c):
+        return lo <= c * chunk and min(n, (c + 1) * chunk) <= hi
+
+    first, last = lo // chunk, (hi - 1) // chunk
+    mid_lo = lo if whole(first) else min(hi, (first + 1) * chunk)
+    mid_hi = hi if whole(last) else max(mid_lo, last * chunk)
+    for x, y in ((lo, mid_lo), (mid_hi, hi)):
+        if x < y:
+            with lock(x // chunk):
+                for arr, data in pairs:
+                    arr[x:y] = data[x - lo:y - lo]
+    if mid_lo < mid_hi:
+        for arr, data in pairs:
+            arr[mid_lo:mid_hi] = data[mid_lo - lo:mid_hi - lo]
+
+
+def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
+          lock=None) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
     of each piece written. The task's range is written once at the end (a write re-encodes
     whole chunks), or piece by piece when `eager` (tests interrupt a solve between them)."""
@@ -149,25 +178,24 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False) -> 
         else:
             _sweeps(k, game, win, seg, lo, hi, obase, bad)
         if eager:
-            decided += _write(win, obase, lo, hi, value_arr, rem_arr)
+            decided += _write(win, obase, lo, hi, value_arr, rem_arr, lock)
             if on_piece is not None:
                 on_piece(tier, lo, hi)
     if not eager:
-        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr)
+        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr, lock)
         for tier, lo, hi, _ in task.pieces:
             if on_piece is not None:
                 on_piece(tier, lo, hi)
     return decided
 
 
-def _write(win, obase, lo, hi, value_arr, rem_arr) -> int:
+def _write(win, obase, lo, hi, value_arr, rem_arr, lock) -> int:
     """Store the records of [lo, hi); return how many are decided."""
     own = win[lo + obase:hi + obase]
     value = np.empty(hi - lo, np.uint8)
     rem = np.empty(hi - lo, own.dtype)
     split_records(own, value, rem)
-    value_arr[lo:hi] = value
-    rem_arr[lo:hi] = rem.astype(rem_arr.dtype, copy=False)
+    put([(value_arr, value), (rem_arr, rem.astype(rem_arr.dtype, copy=False))], lo, hi, lock)
     return int(np.count_nonzero(value))
 
 
@@ -223,17 +251,17 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, *deps) -> d
         _games[key] = get_game(name, variant)
     game = _games[key]
     group = open_group(store)
+    from distributed import Lock
+
+    prefix = f"gsolve-{phase}-{store}-"
+
+    def lock(c):
+        return Lock(prefix + str(c))
+
     t0 = time.perf_counter()
     if phase == "reach":
-        from distributed import Lock
-
-        prefix = f"gsolve-reach-{store}-"
-
-        def lock(c):
-            return Lock(prefix + str(c))
-
         n = reach(game, group, task, lock)
     else:
-        n = solve(game, group, task)
+        n = solve(game, group, task, lock=lock)
     return {"task": task.index, "phase": phase, "positions": n,
             "seconds": time.perf_counter() - t0}
