@@ -84,8 +84,15 @@ def cli():
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--wait", is_flag=True,
               help="If another process is solving this variant, wait for it to finish.")
+@click.option("--memory", type=click.FloatRange(min=0.01), default=None, metavar="GiB",
+              help="Tiers: memory budget (default: most of what is available).")
+@click.option("--workers", type=click.IntRange(1), default=None, metavar="N",
+              help="Tiers: run tasks on a local Dask cluster of N worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Tiers: run tasks on a running Dask cluster (e.g. tcp://host:8786).")
 @json_option
-def solve(game, variant, method, db, force, quiet, as_json, wait):
+def solve(game, variant, method, db, force, quiet, as_json, wait, memory, workers,
+          scheduler):
     """Solve GAME and store every reachable position's value and remoteness."""
     from games import get_game
     from solver.progress import LineProgress, Progress, RichProgress
@@ -99,7 +106,9 @@ def solve(game, variant, method, db, force, quiet, as_json, wait):
     else:  # logs and pipes: a line every few seconds, so a long solve is never silent
         progress = LineProgress(f"{g.name} {g.variant_key}")
     try:
-        result = run_solve(g, method, db, force, progress, wait=wait)
+        result = run_solve(g, method, db, force, progress, wait=wait,
+                           memory=int(memory * (1 << 30)) if memory else None,
+                           workers=workers or 0, scheduler=scheduler)
     finally:
         progress.close()
     if result.extra.get("removed_partial"):
@@ -137,6 +146,9 @@ def solve(game, variant, method, db, force, quiet, as_json, wait):
                      f"{result.compile_seconds:.3f} s, write {result.write_seconds:.3f} s"),
             ("speed", f"{result.positions_per_second:,.0f} positions/s"),
         ]
+        if result.extra.get("peak_memory_bytes"):
+            rows.append(("peak memory", f"{result.extra['peak_memory_bytes'] / (1 << 30):,.2f}"
+                                        " GiB (largest resident set, getrusage)"))
     for k, v in rows:
         click.echo(f"  {k:<20} {v}")
 

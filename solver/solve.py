@@ -111,7 +111,8 @@ def _result(game, path, attrs, reused, **times) -> SolveResult:
 
 def solve(game: Game, method: str | None = None, root: str | Path | None = None,
           force: bool = False, progress: Progress | None = None,
-          wait: bool = False) -> SolveResult:
+          wait: bool = False, memory: int | None = None, workers: int = 0,
+          scheduler: str | None = None) -> SolveResult:
     """Solve `game` into the database under `root` unless a sound one is there.
 
     Holds the variant's one-writer lock throughout (solver.lock): while another process
@@ -121,12 +122,20 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
     progress = progress or Progress()
     with writer_lock(group_path(root, game), game.describe(), wait,
                      lambda who: progress.update("waiting for", 1, who)):
-        return _solve_locked(game, method, root, force, progress)
+        return _solve_locked(game, method, root, force, progress,
+                             {"memory": memory, "workers": workers, "scheduler": scheduler})
 
 
 def _solve_locked(game: Game, method: str | None, root: str | Path | None, force: bool,
-                  progress: Progress) -> SolveResult:
+                  progress: Progress, tier_opts: dict | None = None) -> SolveResult:
     methods = applicable_methods(game)
+    # --memory, --workers, --scheduler: options of the tier manager (solver/tier_manager.py)
+    tier_opts = {k: v for k, v in (tier_opts or {}).items() if v}
+    if (tier_opts.get("workers") or tier_opts.get("scheduler")) and method is None:
+        method = "tiers" if "tiers" in methods else None
+    if tier_opts and (method or default_method(game)) != "tiers":
+        raise GsolveError("--memory, --workers and --scheduler apply to --method tiers"
+                          + ("" if "tiers" in methods else f", which {game.name} lacks"))
     # an interrupted tiered solve is resumed unless another method is asked for
     resume = "tiers" in methods and not force and _resumable(group_path(root, game))
     method = method or ("tiers" if resume else default_method(game))
@@ -143,19 +152,22 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         except DatabaseError:
             if (path / "zarr.json").exists() and not _unfinished(path):
                 raise
-    est = check_memory(game, method)
+    # the tier manager plans its tasks within the memory budget and refuses by itself
+    est = estimate.estimate(game, method) if method == "tiers" else check_memory(game, method)
     _announce(game, est, progress)
     started = now()
     t0 = time.perf_counter()
     module.warm_up(game)
     t1 = time.perf_counter()
     if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
-        attrs = module.solve_into(game, path, progress, fresh=force)
+        attrs = module.solve_into(game, path, progress, fresh=force, **(tier_opts or {}))
         t2 = time.perf_counter()
         estimate.record_speed(game, method, t2 - t1)
         attrs["method"] = method
-        return _result(game, path, attrs, False, compile_seconds=t1 - t0,
-                       solve_seconds=t2 - t1)
+        result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
+                         solve_seconds=t2 - t1)
+        result.extra["peak_memory_bytes"] = attrs.get("peak_memory_bytes")
+        return result
     rec = module.solve(game, progress)
     t2 = time.perf_counter()
     estimate.record_speed(game, method, t2 - t1)
