@@ -23,9 +23,10 @@ Rules chosen here (standard chess otherwise):
 Start: every piece of the named material on its quick-chess home square (R a, B b, K c,
 Q d, N e of the back rank; pawns on the rank in front, White's from file a rightwards,
 Black's from the last file leftwards, so that KPkp is a race), White to move. The
-database holds the positions reachable from it; for material without pawns that is every
-legal position, with pawns every position whose pawns stand on their home files or got
-there by captures.
+database holds the positions reachable from it: for a named material without pawns, every
+legal position of it (and those of its sub-materials that a capture leads to: in KRk only
+Black captures, so Kk with Black to move never occurs); with pawns, the positions whose
+pawns can get where they stand.
 
 Position string: rows top (rank 6) first joined by '/', `KQRBNP` white, `kqrbnp` black,
 `-` empty, then a space and the side to move, `w` or `b`; the KRk start is
