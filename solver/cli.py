@@ -414,12 +414,17 @@ def verify(game, variant, db, as_json, show):
 
     from games import get_game
     from solver.database import command
-    from solver.progress import Progress, RichProgress
+    from solver.progress import LineProgress, Progress, RichProgress
     from solver.verify import verify as run_verify
 
     g = get_game(game, variant)
-    bar = not as_json and sys.stderr.isatty()
-    progress = RichProgress(f"verify {g.name} {g.variant_key}") if bar else Progress()
+    title = f"verify {g.name} {g.variant_key}"
+    if as_json:
+        progress = Progress()
+    elif sys.stderr.isatty():
+        progress = RichProgress(title)
+    else:  # logs and pipes: a line every few seconds
+        progress = LineProgress(title)
     try:
         report = run_verify(g, db, progress, show=max(0, show))
     finally:

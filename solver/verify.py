@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.base import VALUE_WORDS, Game, shown_remoteness
+from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.codegen import kernels
 from solver.database import (
     DamagedDatabase,
@@ -117,6 +117,7 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
         else:
             report.add(text)
     n, puzzle = game.hash_size, game.puzzle
+    _check_memory(game, n * (2 + db.remoteness_array.dtype.itemsize))
 
     # 1. every chunk, checksums and all, into memory; counts as they come
     value = np.zeros(n, np.uint8)
@@ -216,6 +217,19 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
     report.sampled = len(picks)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _check_memory(game: Game, need: int) -> None:
+    from solver.estimate import available_memory
+
+    def size(b: int) -> str:
+        return f"{b / (1 << 30):,.1f} GiB" if b >= 1 << 30 else f"{b / (1 << 20):,.0f} MiB"
+
+    have = available_memory()
+    if have is not None and need > 0.9 * have:
+        raise GsolveError(
+            f"verifying {game.describe()} needs about {size(need)} (value, remoteness and "
+            f"a byte per hash slot), more than the {size(have)} available")
 
 
 def _check_attrs(report: Report, attrs: dict, game: Game, value, rem, counts) -> None:

@@ -38,6 +38,22 @@ def gsolve(*args, env=None, **kw):
                             text=True, **kw)
 
 
+def gsolve_primed(*args, env=None):
+    """`gsolve ARGS` in a fresh process that has imported everything and starts when its
+    `go` is called: its start-up time does not race the test's timing."""
+    code = ("import sys; from solver.cli import main; import solver.solve, solver.lock; "
+            f"sys.stdin.readline(); sys.exit(main({list(args)!r}))")
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def go():
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+
+    proc.go = go
+    return proc
+
+
 def arrays(game, root):
     db = Database.open(game, root)
     return db.value_array[:], db.remoteness_array[:]
@@ -67,13 +83,15 @@ def test_concurrent_solves_one_is_refused_the_other_waits(tmp_path, capsys):
     game = get_game("connect4", "width=3,height=4")
     root = tmp_path / "db"
     path = group_path(root, game)
-    env = dict(os.environ, GSOLVE_TIER_PAUSE="0.4", GSOLVE_DB=str(root))  # 13 tiers: 5 s
+    env = dict(os.environ, GSOLVE_DB=str(root))
     cmd = ("connect4", "-V", "width=3,height=4", "--quiet")
-    first = gsolve(*cmd, "--method", "tiers", env=env)
+    second = gsolve_primed(*cmd, "--method", "dfs", env=env)
+    third = gsolve_primed(*cmd, "--wait", env=env)
+    # a pause after each piece of work keeps the first solve going for a second or more
+    first = gsolve(*cmd, "--method", "tiers", env=dict(env, GSOLVE_TIER_PAUSE="0.05"))
     wait_for(lambda: lock_holder(path) == str(first.pid), "the first solve to hold the lock")
-    env.pop("GSOLVE_TIER_PAUSE")
-    second = gsolve(*cmd, "--method", "dfs", env=env)
-    third = gsolve(*cmd, "--wait", env=env)
+    second.go()
+    third.go()
     out, err = second.communicate(timeout=120)
     assert first.poll() is None, "the first solve ended too soon for this test"
     assert second.returncode == 2, (out, err)
