@@ -346,7 +346,10 @@ def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, r
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
 def serve(db, port, host):
-    """Web viewer and JSON API (GET /api/query?game=&variant=&position=) on a local port."""
+    """Web viewer and JSON API of the solved games, on a local port.
+
+    GET /api/query?game=G&variant=V&position=P answers what `query --json` prints; POST
+    /api/query with {"game", "variant", "positions": [...]} answers a list."""
     from solver.serve import serve as run_serve
 
     run_serve(db, host, port)
