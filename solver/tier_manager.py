@@ -30,6 +30,7 @@ from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
 from solver.database import CHUNK, PartialStore, create_array, remoteness_dtype
 from solver.kernels.records import LOSE, TIE, WIN, record_dtype
+from solver.parallel import threads
 from solver.progress import Progress
 from solver.tier_worker import REACHED, Task
 
@@ -345,6 +346,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
         record.flush()  # an interrupted solve keeps every task it finished
     summary = _summarize(game, store, len(p.tiers), len(p.tasks))
     summary["peak_memory_bytes"] = max(peak_rss(), worker_peak)
+    summary["threads"] = threads() if not cluster else max(1, workers) * max(
+        1, threads() // max(1, workers))
     summary["tier_seconds"] = round(time.perf_counter() - t0, 3)
     store.finish(summary, drop=(REACHED,))
     return summary

@@ -1,0 +1,126 @@
+"""`gsolve plan`: what a tiered solve of a game variant would take, without solving it.
+
+Everything comes from the tier list and from solves already stored on this machine:
+
+* memory: the largest task's working set (a loopy tier whole, one store chunk of a
+  loop-free tier, each with its child tiers; solver/tier_manager.py), the least a worker
+  needs;
+* speed: hash slots per core-second of the largest tiered database of the same game in
+  the database root (its solve time and threads are in its attributes), else the assumed
+  speed of solver/estimate.py;
+* disk: stored bytes per hash slot of that database (the final value and remoteness
+  arrays; the reach bytes kept while solving compress to less), else an assumption.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+from games.base import Game, GsolveError
+from solver.database import CHUNK, default_root
+from solver.tier_manager import BASE, bytes_per_slot, check_tiers
+
+GIB = 1 << 30
+DISK_PER_SLOT = 0.5  # bytes on disk per hash slot when nothing of this game is stored yet
+NODE_CORES, NODE_GIB = 16, 64  # the cluster node a plan is priced in
+DAY = 24.0
+
+
+def _measured(game: Game, root: Path) -> dict | None:
+    """Speed and disk use of the largest finished tiered database of this game."""
+    best = None
+    base = root / game.name
+    if not base.is_dir():
+        return None
+    for d in base.iterdir():
+        try:
+            attrs = json.loads((d / "zarr.json").read_text()).get("attributes", {})
+        except (OSError, ValueError):
+            continue
+        if (not attrs.get("complete") or attrs.get("method") != "tiers"
+                or not attrs.get("tier_seconds") or not attrs.get("threads")):
+            continue
+        if best is None or attrs["hash_size"] > best["hash_size"]:
+            disk = sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+            best = {"hash_size": attrs["hash_size"], "variant": attrs.get("variant_key"),
+                    "per_core": attrs["hash_size"] / attrs["tier_seconds"] / attrs["threads"],
+                    "disk_per_slot": disk / attrs["hash_size"]}
+    return best
+
+
+def make_plan(game: Game, root: str | Path | None = None) -> dict:
+    """The plan of a tiered solve of `game` as a dict (`gsolve plan --json`)."""
+    tiers = game.tiers()
+    if tiers is None:
+        raise GsolveError(f"{game.name} does not define tiers: gsolve plan covers tiered "
+                          "solves (see `gsolve list` for its methods)")
+    check_tiers(game, tiers)
+    slot = bytes_per_slot(game)
+    largest, at = 0, 0
+    loopy = 0
+    for i, t in enumerate(tiers):
+        own = t.size if i in t.children else min(t.size, CHUNK)
+        loopy += i in t.children
+        ws = own + sum(tiers[c].size for c in t.children if c != i)
+        if ws > largest:
+            largest, at = ws, i
+    worker = BASE + largest * slot
+    seen = _measured(game, Path(root) if root is not None else default_root())
+    if seen:
+        per_core, rate_from = seen["per_core"], f"measured on {game.name} {seen['variant']}"
+        disk_per_slot = seen["disk_per_slot"]
+    else:
+        from solver.estimate import assumed_rate
+
+        per_core, rate_from = assumed_rate(game, "tiers") / 2, "assumed (nothing stored)"
+        disk_per_slot = DISK_PER_SLOT
+    cpu_hours = game.hash_size / per_core / 3600
+    node_workers = max(1, min(NODE_CORES, int(NODE_GIB * GIB // worker)))
+    nodes = max(1, math.ceil(cpu_hours / DAY / NODE_CORES))
+    return {
+        "game": game.name, "variant": game.variant_key,
+        "tiers": len(tiers), "loopy_tiers": loopy, "hash_slots": int(game.hash_size),
+        "largest_tier": max(t.size for t in tiers),
+        "largest_task_bytes": int(largest * slot), "largest_task_tier": tiers[at].label,
+        "worker_memory_bytes": int(worker),
+        "disk_bytes": int(game.hash_size * disk_per_slot),
+        "slots_per_core_second": round(per_core), "speed_from": rate_from,
+        "cpu_hours": round(cpu_hours, 2),
+        "cluster": {"node_cores": NODE_CORES, "node_gib": NODE_GIB,
+                    "workers_per_node": node_workers,
+                    "nodes_for_one_day": nodes if node_workers >= 1 else None,
+                    "fits_one_node": worker <= NODE_GIB * GIB},
+        "this_machine": {"cores": os.cpu_count(),
+                         "days": round(cpu_hours / DAY / (os.cpu_count() or 1), 2)},
+    }
+
+
+def human(n: float, unit: str = "B") -> str:
+    for scale, name in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if n >= scale:
+            return f"{n / scale:,.1f} {name}{unit}"
+    return f"{n:,.0f} {unit}"
+
+
+def describe(p: dict) -> str:
+    c = p["cluster"]
+    rows = [
+        ("tiers", f"{p['tiers']:,} ({p['loopy_tiers']:,} loopy)"),
+        ("hash slots", f"{p['hash_slots']:,} (largest tier {p['largest_tier']:,})"),
+        ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']}); "
+                         f"a worker needs {human(p['worker_memory_bytes'])}"),
+        ("disk", human(p["disk_bytes"])),
+        ("speed", f"{p['slots_per_core_second']:,} hash slots per core-second "
+                  f"({p['speed_from']})"),
+        ("CPU time", f"{p['cpu_hours']:,.1f} core-hours; this machine "
+                     f"({p['this_machine']['cores']} cores): {p['this_machine']['days']:,} days"),
+        ("cluster", f"{c['nodes_for_one_day']:,} nodes of {c['node_cores']} cores / "
+                    f"{c['node_gib']} GiB for a one-day solve, {c['workers_per_node']} "
+                    "workers a node" if c["fits_one_node"] else
+                    f"no {c['node_gib']} GiB node holds the largest task"),
+    ]
+    head = f"plan for {p['game']} {p['variant']} (tiers)"
+    return "\n".join([head] + [f"  {k:<14} {v}" for k, v in rows])
