@@ -509,6 +509,20 @@ def bench(game, variant, method, as_json):
         click.echo(format_rows([row]))
 
 
+@cli.command()
+@click.argument("game")
+@variant_option
+@db_option
+@json_option
+def plan(game, variant, db, as_json):
+    """What a tiered solve of GAME would take, without solving: tiers, memory, disk, time."""
+    from games import get_game
+    from solver.plan import describe, make_plan
+
+    p = make_plan(get_game(game, variant), db)
+    click.echo(json.dumps(p) if as_json else describe(p))
+
+
 def one_line(text: str, limit: int = 60) -> str:
     """A message as one line, each overlong word (a position, a variant) shortened."""
     words = str(text).split()
