@@ -178,5 +178,15 @@ def test_viewer_in_chromium(browser, url, tmp_path):
     page.click("#board .cell[data-cell='1,1']")
     page.wait_for_function("document.body.dataset.ply === '1'")
     assert page.text_content("#position") == "---/-X-/---"
+    # any position typed in; a bad one is a one-line error on the page
+    page.fill("#position-input", "X--/-O-/--X")
+    page.press("#position-input", "Enter")
+    page.wait_for_function("document.querySelector('#position').textContent === "
+                           "'X--/-O-/--X'")
+    assert page.get_attribute(".move[data-move='3']", "data-value") == "lose"  # O's reply
+    page.fill("#position-input", "XXXX")
+    page.press("#position-input", "Enter")
+    page.wait_for_function("document.querySelector('#error').textContent !== ''")
+    assert "tictactoe position" in page.text_content("#error")
     assert not errors
     page.close()

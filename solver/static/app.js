@@ -74,6 +74,16 @@ async function play(m) {
   render();
 }
 
+// look at any position: it becomes the start of the history (undo goes no further back)
+async function goTo(position) {
+  try {
+    state.history = [await query(position)];
+    state.moves = [];
+    showError("");
+  } catch (e) { showError(e.message); return; }
+  render();
+}
+
 function undo() {
   if (state.history.length > 1) { state.history.pop(); state.moves.pop(); render(); }
 }
@@ -165,6 +175,7 @@ function renderStatus(info) {
   el.append(v);
   if (!info.moves.length) el.append(" (game over)");
   $("position").textContent = info.position;
+  $("position-input").value = info.position;
   $("undo").disabled = state.history.length < 2;
   $("restart").disabled = state.history.length < 2;
   const list = $("plies");
@@ -207,7 +218,7 @@ function renderChart() {
   if (!one) mk("text", { x: W - 8, y: 14, "text-anchor": "end" }, "second player");
   for (const r of new Set([0, Math.round(maxR / 2), maxR])) {
     mk("text", { x: x("first", r), y: 28, "text-anchor": "middle" }, String(r));
-    if (!one) mk("text", { x: x("second", r), y: 28, "text-anchor": "middle" }, String(r));
+    if (!one && r !== maxR) mk("text", { x: x("second", r), y: 28, "text-anchor": "middle" }, String(r));
   }
   if (!one) mk("text", { x: mid + 3, y: H - 8 }, "D");
   const pts = state.history.map((h, i) => [x(side(i), h.remoteness), top + rowH * (i + 0.5)]);
@@ -234,6 +245,7 @@ function render() {
 async function init() {
   $("undo").addEventListener("click", undo);
   $("restart").addEventListener("click", restart);
+  $("goto").addEventListener("submit", (e) => { e.preventDefault(); goTo($("position-input").value.trim()); });
   $("game").addEventListener("change", (e) => choose(Number(e.target.value)));
   const res = await fetch("/api/games");
   state.games = await res.json();
