@@ -171,3 +171,26 @@ def test_solve_is_callable_after_import_solver(tmp_path):
     assert solver.solve.solve is not None and callable(solver.solve)
     assert solver.solve("hexapawn", db=tmp_path).reused
     assert solver.open("hexapawn", db=tmp_path).query().value == "lose"
+
+
+def test_real_command_through_a_pipe(db):
+    """The installed `gsolve` script, stdin a pipe (not a terminal): plain JSON lines; and
+    `gsolve query`, which leaves with os._exit, still flushes everything it printed."""
+    import os
+    import shutil
+    import subprocess
+
+    exe = shutil.which("gsolve") or pytest.skip("no gsolve script on PATH")
+    env = {**os.environ, "GSOLVE_DB": str(db)}
+    out = subprocess.run([exe, "play", "hexapawn", "--json", "--seed", "1"], input="b1-b2\n",
+                         capture_output=True, text=True, env=env, timeout=120)
+    objs = objects(out.stdout)
+    assert out.returncode == 0 and objs[1]["move"] == "b1-b2" and objs[-1]["result"] == "quit"
+    g, table = ref("tictactoe")
+    positions = sorted(table)[:400]
+    out = subprocess.run([exe, "query", "tictactoe", "-", "--json"], capture_output=True,
+                         input="\n".join(positions) + "\n", text=True, env=env, timeout=120)
+    objs = objects(out.stdout)
+    assert out.returncode == 0 and len(objs) == 400
+    assert [(o["value"], o["remoteness"]) for o in objs] == \
+        [ref_word("tictactoe", p) for p in positions]
