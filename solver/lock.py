@@ -66,6 +66,10 @@ def holder(path: Path) -> str:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             args = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+        if len(args) > 1 and Path(args[0]).name.startswith("python"):
+            args = args[1:]  # the interpreter of a script or of `-m solver.cli`
+            if args[:2] == ["-m", "solver.cli"]:
+                args = ["gsolve", *args[2:]]
         cmd = " ".join(Path(a).name if i == 0 else a for i, a in enumerate(args))
         if len(cmd) > 80:
             cmd = cmd[:77] + "..."
