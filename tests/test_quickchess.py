@@ -110,6 +110,11 @@ def kqk(tmp_path_factory):
     return g, Solved(g, root)
 
 
+def test_kqk_on_the_full_board_matches_reference(kqk):
+    g, s = kqk
+    assert_matches_reference(g, s.db.path.parents[1], reference.solve(_ref(g)))
+
+
 def test_mate_stalemate_and_dead_material():
     g = get_game("quickchess", "pieces=KQk")
     # Qc6 checks along the sixth rank; a5 and b5 are the white king's, b6 the queen's
