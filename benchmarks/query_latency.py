@@ -7,7 +7,7 @@ port, picks n random reachable positions (uniform over the database's reachable 
 and times GET /api/query for each: once over one keep-alive connection, once with a new
 connection per request (as curl would). Then times whole `gsolve query` commands (warm
 kernel cache). Prints percentiles in milliseconds, and the load average, since the
-machine may be shared.
+machine may be shared (the commands' CPU time is printed too).
 """
 
 from __future__ import annotations
@@ -82,12 +82,15 @@ def time_cli(game: str, variant: str | None, db: Path, position: str, runs: int)
     cmd = ["gsolve", "query", game, position, "--db", str(db)]
     if variant:
         cmd += ["-V", variant]
-    walls = []
+    walls, cpus = [], []
     for _ in range(runs):
-        t = time.perf_counter()
+        c, t = os.times(), time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         walls.append((time.perf_counter() - t) * 1000)
-    return walls
+        c2 = os.times()
+        cpus.append((c2.children_user + c2.children_system - c.children_user
+                     - c.children_system) * 1000)
+    return walls, cpus
 
 
 def main() -> None:
@@ -115,11 +118,12 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait()
-    cli = time_cli(args.game, args.variant, db, positions[0], args.cli_runs)
+    cli, cli_cpu = time_cli(args.game, args.variant, db, positions[0], args.cli_runs)
     report = {
         "game": args.game, "variant": args.variant, "reachable": reachable,
         "http_keep_alive_ms": percentiles(keep), "http_new_connection_ms": percentiles(fresh),
-        "gsolve_query_ms": percentiles(cli), "load_average": os.getloadavg(),
+        "gsolve_query_ms": percentiles(cli), "gsolve_query_cpu_ms": percentiles(cli_cpu),
+        "load_average": os.getloadavg(),
     }
     if args.json:
         print(json.dumps(report))
@@ -128,7 +132,8 @@ def main() -> None:
           f"{reachable:,} reachable; load average {report['load_average'][0]:.2f}")
     for key, label in (("http_keep_alive_ms", "HTTP, one keep-alive connection"),
                        ("http_new_connection_ms", "HTTP, a new connection each"),
-                       ("gsolve_query_ms", "gsolve query, whole command")):
+                       ("gsolve_query_ms", "gsolve query, whole command"),
+                       ("gsolve_query_cpu_ms", "gsolve query, its CPU (user+sys)")):
         r = report[key]
         print(f"  {label:<34} p50 {r['p50']:>8.3f} ms  p90 {r['p90']:>8.3f}  "
               f"p99 {r['p99']:>8.3f}  (n={r['n']})")
