@@ -164,7 +164,7 @@ class Session:
         self.table, self.humans, self.opponent, self.rng = table, humans, opponent, rng
         self.start, self.hints, self.as_json = start, hints, as_json
         self.interactive, self.lines, self.max_plies = interactive, lines, max_plies
-        self.on_end = on_end  # called with (match, result) when a game ends (the learner)
+        self.on_end = on_end  # on_end(match, winner, how) after a finished game (learner)
 
     # output
     def out(self, text: str = "", **style) -> None:
@@ -201,7 +201,8 @@ class Session:
             self.out("  moves: " + " ".join(m.move for m in info.moves))
 
     def read(self, match: Match) -> str | None:
-        prompt = f"{match.side()} move (u undo, h hints, q quit)> "
+        who = "" if self.table.puzzle else f"{match.side()} "
+        prompt = f"{who}move (u undo, h hints, q quit)> "
         if self.interactive:
             try:
                 return input(prompt).strip()
@@ -231,15 +232,16 @@ class Session:
                     self.show(match)
                     shown = match.ply
                 line = self.read(match)
-                if line is None or line.lower() in ("q", "quit"):
+                command = None if line is None or match.find(line) else line.lower()
+                if line is None or command in ("q", "quit"):
                     quit_ = True
                     break
-                if match.find(line) is None and line.lower() in ("h", "hints"):
+                if command in ("h", "hints"):
                     self.hints = not self.hints
                     self.out(f"hints {'on' if self.hints else 'off'}")
                     shown = -1
                     continue
-                if match.find(line) is None and line.lower() in ("u", "undo"):
+                if command in ("u", "undo"):
                     self.undo(match)
                     shown = -1
                     continue
