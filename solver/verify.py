@@ -201,8 +201,13 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
 
     # 5. position strings round-trip on a sample of reachable positions
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, n, size=min(4 * sample, 1 << 22)) if n > 1 else np.zeros(1, int)
-    picks = np.unique(np.concatenate(([game.start], picks[mark[picks] != 0])))[:sample]
+    if n <= 1 << 22:  # small: choose among the reachable positions themselves
+        reach = np.flatnonzero(mark)
+        picks = rng.choice(reach, size=min(sample - 1, reach.size), replace=False)
+    else:  # large: random slots, keeping the reachable ones
+        picks = rng.integers(0, n, size=min(64 * sample, 1 << 24))
+        picks = picks[mark[picks] != 0][:sample - 1]
+    picks = np.unique(np.concatenate(([game.start], picks)))
     for h in picks:
         h = int(h)
         try:
