@@ -50,11 +50,12 @@ def client_for(workers: int, scheduler: str | None, memory: int):
 
 
 def run_plan(game: Game, store: str, p, record, progress: Progress, workers: int,
-             scheduler: str | None, memory: int) -> int:
-    """Run the unfinished tasks of plan `p`; return the workers' peak memory (bytes)."""
+             scheduler: str | None, limit: int) -> int:
+    """Run the unfinished tasks of plan `p`, each within `limit` bytes; return the workers'
+    peak memory (bytes)."""
     from distributed import as_completed
 
-    client, cluster = client_for(workers, scheduler, memory)
+    client, cluster = client_for(workers, scheduler, limit * max(1, workers))
     try:
         n = len(p.tasks)
         futures = {}
@@ -73,7 +74,7 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, workers: int
                     waits.append(futures[("reach", i)])
                 futures[(phase, i)] = client.submit(
                     tier_worker.run, phase, game.name, game.variant_key, store, p.tasks[i],
-                    *waits, key=f"gsolve-{phase}-{key}-{i}", retries=RETRIES, pure=False)
+                    limit, *waits, key=f"gsolve-{phase}-{key}-{i}", retries=RETRIES, pure=False)
         total = len(futures)
         t0 = time.perf_counter()
         found = 0

@@ -29,7 +29,7 @@ import numpy as np
 from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
 from solver.database import CHUNK, PartialStore, create_array, remoteness_dtype
-from solver.kernels.records import LOSE, TIE, WIN, record_dtype
+from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
 from solver.progress import Progress
 from solver.tier_worker import REACHED, Task
@@ -72,11 +72,18 @@ def check_tiers(game: Game, tiers: list[Tier]) -> list[int]:
     return order
 
 
-def bytes_per_slot(game: Game) -> int:
-    """Memory of a window slot while a task runs: its record, the reach byte, and the
-    stored value and remoteness read or written beside it."""
-    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    return 2 * rec + 2 + np.dtype(remoteness_dtype(game.max_remoteness)).itemsize
+bytes_per_slot = tier_worker.slot_bytes
+FAN = 4  # planning guess: a task's solve reads at most this many times its own size of
+# child positions (the exact ranges are known after its reach phase, and checked then)
+
+
+def task_bytes(game: Game, own: int, kids: int, slot: int) -> int:
+    """Planned memory of a task of `own` positions whose child tiers hold `kids`: the
+    larger of its reach phase (a byte per own position, its far children as int64 hashes,
+    at most max_children each) and its solve phase (own and child windows as records)."""
+    reach = own * (1 + 8 * game.max_children)
+    solve = slot * (own + min(kids, FAN * own))
+    return max(reach, solve)
 
 
 @dataclass
@@ -88,9 +95,12 @@ class Plan:
     deps: list[list[int]]  # tasks holding each task's child tiers
     run_order: list[int]  # tasks, children first
     slot_bytes: int
+    game: Game
 
     def working_set(self, i: int) -> int:
-        return sum(e - s for s, e in self.tasks[i].segments) * self.slot_bytes
+        t = self.tasks[i]
+        kids = sum(e - s for s, e in t.segments) - t.size
+        return task_bytes(self.game, t.size, kids, self.slot_bytes)
 
     @property
     def largest(self) -> int:
@@ -110,13 +120,15 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     starts = [t.start for t in tiers]
     loopy = [i in t.children for i, t in enumerate(tiers)]
     if cuts is None:
-        cuts = _cut(tiers, starts, loopy, n, chunk,
-                    max(chunk, (limit or 1 << 62) // slot), max_task)
+        def fits(own, kids):
+            return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
+
+        cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task)
     while True:
         tasks, deps = _tasks(tiers, starts, loopy, order, cuts)
         run_order, stuck = _topological(deps)
         if not stuck:
-            return Plan(tiers, order, cuts, tasks, deps, run_order, slot)
+            return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game)
         # tasks on a cycle: never cut between the first and last of them again
         lo, hi = min(cuts[i] for i in stuck), max(cuts[i + 1] for i in stuck)
         keep = [c for c in cuts if not lo < c < hi]
@@ -125,7 +137,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         cuts = keep
 
 
-def _cut(tiers, starts, loopy, n, chunk, limit_slots, max_task) -> list[int]:
+def _cut(tiers, starts, loopy, n, chunk, fits, max_task) -> list[int]:
     """Greedy cuts at tier boundaries and at chunk boundaries inside loop-free tiers."""
 
     def tier_at(h):
@@ -151,14 +163,16 @@ def _cut(tiers, starts, loopy, n, chunk, limit_slots, max_task) -> list[int]:
     while a < n:
         b = next_cut(a)
         kids = kids_of(a, b)
+        kid_slots = sum(tiers[c].size for c in kids)
         while b < n:
             b2 = next_cut(b)
             if b2 - a > max_task:
                 break
-            more = kids | kids_of(b, b2)
-            if (b2 - a) + sum(tiers[c].size for c in more) > limit_slots:
+            new = kids_of(b, b2) - kids
+            more = kid_slots + sum(tiers[c].size for c in new)
+            if not fits(b2 - a, more):
                 break
-            b, kids = b2, more
+            b, kids, kid_slots = b2, kids | new, more
         cuts.append(b)
         a = b
     return cuts
@@ -184,19 +198,9 @@ def _tasks(tiers, starts, loopy, order, cuts):
                     hi = bisect.bisect_left(cuts, tiers[c].stop)
                     need.update(range(lo, hi))
         need.discard(i)
-        tasks.append(Task(i, a, b, tuple(pieces), tuple(_merge(spans))))
+        tasks.append(Task(i, a, b, tuple(pieces), tuple(tier_worker.merge(spans))))
         deps.append(sorted(need))
     return tasks, deps
-
-
-def _merge(spans):
-    out: list[list[int]] = []
-    for s, e in sorted(spans):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
 
 
 def _topological(deps: list[list[int]]) -> tuple[list[int], list[int]]:
@@ -338,10 +342,10 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
             from solver.cluster import run_plan
 
             worker_peak = run_plan(game, str(store.path), p, record, progress, workers,
-                                   scheduler, budget)
+                                   scheduler, per_task)
         else:
             worker_peak = 0
-            _run_local(game, store, p, record, progress)
+            _run_local(game, store, p, record, progress, per_task)
     finally:
         record.flush()  # an interrupted solve keeps every task it finished
     summary = _summarize(game, store, len(p.tiers), len(p.tasks))
@@ -349,12 +353,12 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     summary["threads"] = threads() if not cluster else max(1, workers) * max(
         1, threads() // max(1, workers))
     summary["tier_seconds"] = round(time.perf_counter() - t0, 3)
-    store.finish(summary, drop=(REACHED,))
+    store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))))
     return summary
 
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
-               progress: Progress) -> None:
+               progress: Progress, limit: int) -> None:
     pause = float(os.environ.get("GSOLVE_TIER_PAUSE", "0"))  # lets tests interrupt a solve
     group = store.group
     n = len(p.tasks)
@@ -372,7 +376,8 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                     if pause:
                         time.sleep(pause)
 
-                found += tier_worker.solve(game, group, task, piece, eager=bool(pause))
+                found += tier_worker.solve(game, group, task, piece, eager=bool(pause),
+                                           limit=limit)
             record.task(phase, i)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
 

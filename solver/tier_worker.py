@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.base import Game, GsolveError
+from solver.database import create_array
 from solver.kernels.records import (
     DRAW,
     LOSE,
@@ -39,9 +40,12 @@ from solver.kernels.records import (
     record_dtype,
     split_records,
 )
-from solver.parallel import run_blocks
+from solver.parallel import _executor, run_blocks, threads
 
 TEMPLATE = "solver.kernels.tiers"
+BLOCK = 1 << 16  # positions a reach block expands before sorting its far children
+GAP = 1 << 16  # far children further apart than this start a new window range
+GIB = 1 << 30
 REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
 
 
@@ -60,10 +64,12 @@ class Task:
         return self.b - self.a
 
 
-def window(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
-    """(gstart, gstop, woff, obase, slots) of the task's window."""
-    gstart = np.array([s for s, _ in task.segments], np.int64)
-    gstop = np.array([e for _, e in task.segments], np.int64)
+def window(task: Task, segments=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """(gstart, gstop, woff, obase, slots) of a window over `segments` (sorted, disjoint,
+    the task's own range among them; default: the task's whole child tiers)."""
+    segments = task.segments if segments is None else segments
+    gstart = np.array([s for s, _ in segments], np.int64)
+    gstop = np.array([e for _, e in segments], np.int64)
     sizes = gstop - gstart
     woff = np.zeros(len(sizes), np.int64)
     woff[1:] = np.cumsum(sizes)[:-1]
@@ -72,9 +78,9 @@ def window(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     return gstart, gstop, woff, obase, int(sizes.sum())
 
 
-def outside(task: Task):
+def outside(task: Task, segments=None):
     """(window offset, start, stop) of each window part that is not the task's own range."""
-    gstart, gstop, woff, _, _ = window(task)
+    gstart, gstop, woff, _, _ = window(task, segments)
     for s, e, w in zip(gstart.tolist(), gstop.tolist(), woff.tolist(), strict=True):
         for x, y in ((s, min(e, task.a)), (max(s, task.b), e)):
             if x < y:
@@ -87,41 +93,113 @@ def _bad(game: Game, task: Task) -> GsolveError:
 
 
 def reach(game: Game, group, task: Task, lock=None) -> int:
-    """Phase 1 of a task; returns the positions it found reachable in its own range."""
+    """Phase 1 of a task; returns the positions it found reachable in its own range.
+
+    Only the own range is held as bytes; children outside it are collected as sorted
+    hashes, pushed into the store, and kept as the ranges the solve phase reads
+    (`needs-<task>`), so neither phase holds a child tier it touches only in part."""
     from solver.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
-    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
-    gstart, gstop, woff, obase, slots = window(task)
     arr = group[REACHED]
-    win = np.zeros(slots, np.uint8)
-    own = win[task.a + obase:task.b + obase]
-    own[:] = arr[task.a:task.b] != 0  # states from an earlier try start over as "reached"
+    own = (arr[task.a:task.b] != 0).astype(np.uint8)  # an earlier try starts over
     if task.a <= game.start < task.b:
         own[game.start - task.a] = 1
-    seg = (gstart, gstop, woff)
+    parts: list[np.ndarray] = []
     for _tier, lo, hi, loopy in reversed(task.pieces):  # parents first
         while True:
-            n = run_blocks(k.forward, (ctx, win, *seg), lo, hi, obase, lo, hi, mc, ss)
-            if n < 0:
-                raise _bad(game, task)
-            if not loopy or n == 0:
+            new = _expand(k, game, own, task, lo, hi, parts)
+            if not loopy or new == 0:
                 break
+        if len(parts) > 16:
+            parts[:] = [_unique(np.concatenate(parts))]
+    far = _unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
+    del parts
+    gstart = np.array([s for s, _ in task.segments], np.int64)
+    gstop = np.array([e for _, e in task.segments], np.int64)
+    seg = np.searchsorted(gstart, far, side="right") - 1
+    if far.size and ((seg < 0).any() or (far >= gstop[np.maximum(seg, 0)]).any()):
+        raise _bad(game, task)
+    del seg
     chunk = arr.chunks[0]
     hold = lock or (lambda c: contextlib.nullcontext())
-    for w, x, y in outside(task):
-        part = win[w:w + y - x]
-        if not part.any():
-            continue
-        for c in range(x // chunk, (y - 1) // chunk + 1):
-            p, q = max(x, c * chunk), min(y, (c + 1) * chunk)
-            mine = part[p - x:q - x]
-            if not mine.any():
-                continue
-            with hold(c):
-                arr[p:q] = arr[p:q] | mine
+    cid = far // chunk
+    cuts = np.flatnonzero(np.diff(cid)) + 1
+    for part in np.split(far, cuts) if far.size else ():
+        c = int(part[0] // chunk)
+        lo, hi = c * chunk, min(arr.shape[0], (c + 1) * chunk)
+        with hold(c):
+            cur = arr[lo:hi]
+            cur[part - lo] = np.maximum(cur[part - lo], 1)
+            arr[lo:hi] = cur
+    breaks = np.flatnonzero(np.diff(far) > GAP)
+    starts = far[np.concatenate(([0], breaks + 1))] if far.size else far
+    stops = far[np.concatenate((breaks, [far.size - 1]))] + 1 if far.size else far
+    needs = np.empty(2 + 2 * starts.size, np.int64)
+    needs[:2] = (starts.size, 0)
+    needs[2::2], needs[3::2] = starts, stops
+    create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
     put([(arr, own)], task.a, task.b, lock)
     return int(np.count_nonzero(own))
+
+
+def _unique(x: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (by sorting: numpy's hashing unique is slower on these)."""
+    x = np.sort(x)
+    if x.size < 2:
+        return x
+    keep = np.empty(x.size, bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]
+
+
+def _expand(k, game: Game, own, task: Task, lo: int, hi: int, parts: list) -> int:
+    """One forward pass over [lo, hi) in blocks on the thread pool; the children outside
+    the task go to `parts` (sorted, unique per block). Returns the new in-tier marks."""
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
+
+    def one(xy):
+        x, y = xy
+        far = np.empty((y - x) * mc, np.int64)
+        new, m = k.forward_far(ctx, own, x, y, task.a, task.b, lo, hi, far, mc, ss)
+        return new, (_unique(far[:m]) if m else None)
+
+    blocks = [(x, min(hi, x + BLOCK)) for x in range(lo, hi, BLOCK)]
+    if len(blocks) > 1 and threads() > 1:
+        results = list(_executor().map(one, blocks))
+    else:
+        results = [one(b) for b in blocks]
+    new = 0
+    for n, far in results:
+        new += n
+        if far is not None:
+            parts.append(far)
+    return new
+
+
+def needs(group, task: Task) -> tuple[tuple[int, int], ...]:
+    """The window the solve phase of `task` reads: its own range and the child ranges its
+    reach phase recorded (all of its child tiers if none were recorded)."""
+    try:
+        raw = group[f"needs-{task.index}"][:]
+    except KeyError:
+        return task.segments
+    m = int(raw[0])
+    spans = [(task.a, task.b)] + list(zip(raw[2:2 + 2 * m:2].tolist(),
+                                          raw[3:3 + 2 * m:2].tolist(), strict=True))
+    return tuple(merge(spans))
+
+
+def merge(spans):
+    """Sorted disjoint intervals covering `spans`."""
+    out: list[list[int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
 
 
 def put(pairs, lo: int, hi: int, lock=None) -> None:
@@ -150,19 +228,27 @@ def put(pairs, lo: int, hi: int, lock=None) -> None:
 
 
 def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
-          lock=None) -> int:
+          lock=None, limit: int = 0) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
     of each piece written. The task's range is written once at the end (a write re-encodes
-    whole chunks), or piece by piece when `eager` (tests interrupt a solve between them)."""
+    whole chunks), or piece by piece when `eager` (tests interrupt a solve between them).
+    Refuses, before allocating, a window of more than `limit` bytes (when given)."""
     from solver.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     dtype = record_dtype(game.max_remoteness)
-    gstart, gstop, woff, obase, slots = window(task)
+    segments = needs(group, task)
+    gstart, gstop, woff, obase, slots = window(task, segments)
+    if limit and slots * slot_bytes(game) > limit:
+        raise GsolveError(
+            f"{game.describe()}: hashes {task.a:,}..{task.b - 1:,} read "
+            f"{slots:,} positions of their child tiers, {slots * slot_bytes(game) / GIB:,.2f} "
+            f"GiB, more than the {limit / GIB:,.2f} GiB a task may hold: raise --memory "
+            "(the solve resumes where it stopped)")
     value_arr, rem_arr = group["value"], group["remoteness"]
     win = np.empty(slots, dtype)
-    for w, x, y in outside(task):
+    for w, x, y in outside(task, segments):
         win[w:w + y - x] = records(value_arr[x:y], rem_arr[x:y], dtype)
     reached = group[REACHED][task.a:task.b]
     run_blocks(k.mark_primitives, (win, reached), task.a, task.b, obase, task.a)
@@ -228,6 +314,15 @@ def _sweeps(k, game: Game, win, seg, lo, hi, obase, bad) -> None:
     own[own == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
 
 
+def slot_bytes(game: Game) -> int:
+    """Memory of a window slot while a task runs: its record, the reach byte, and the
+    stored value and remoteness read or written beside it."""
+    from solver.database import remoteness_dtype
+
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    return 2 * rec + 2 + np.dtype(remoteness_dtype(game.max_remoteness)).itemsize
+
+
 def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
     """Solve-time records of stored (value, remoteness)."""
     rec = value.astype(dtype)
@@ -240,7 +335,8 @@ def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
 _games: dict[tuple[str, str], Game] = {}
 
 
-def run(phase: str, name: str, variant: str, store: str, task: Task, *deps) -> dict:
+def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
+        *deps) -> dict:
     """A task as a cluster runs it: the game from the registry, the store by its address,
     pushes under a cluster-wide lock per chunk. `deps` are the tasks it waits for."""
     from games import get_game
@@ -262,6 +358,6 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, *deps) -> d
     if phase == "reach":
         n = reach(game, group, task, lock)
     else:
-        n = solve(game, group, task, lock=lock)
+        n = solve(game, group, task, lock=lock, limit=limit)
     return {"task": task.index, "phase": phase, "positions": n,
             "seconds": time.perf_counter() - t0}

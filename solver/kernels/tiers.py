@@ -143,3 +143,35 @@ def _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, i, target, max_chi
             win[h + obase] = r
             count += 1
     return count
+
+
+@njit(cache=True, nogil=True)
+def forward_far(ctx, own, lo, hi, a, b, tlo, thi, far, max_children, scratch_size):
+    """As `forward`, with only the task's own range [a, b) in memory (own[h - a]): children
+    outside it are appended to `far` (room for (hi - lo) * max_children). Returns (newly
+    reached inside [tlo, thi), entries in far)."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    new = 0
+    m = 0
+    for h in range(lo, hi):
+        if own[h - a] != 1:
+            continue
+        v = game_primitive(ctx, h, scratch)
+        if v != 0:
+            own[h - a] = PRIMITIVE + v
+            continue
+        own[h - a] = 2
+        n = game_children(ctx, h, out, moves, scratch)
+        for j in range(n):
+            c = out[j]
+            if a <= c < b:
+                if own[c - a] == 0:
+                    own[c - a] = 1
+                    if tlo <= c < thi:
+                        new += 1
+            else:
+                far[m] = c
+                m += 1
+    return new, m
