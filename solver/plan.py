@@ -2,9 +2,11 @@
 
 Everything comes from the tier list and from solves already stored on this machine:
 
-* memory: the largest task's working set (a loopy tier whole, one store chunk of a
-  loop-free tier, each with its child tiers; solver/tier_manager.py), the least a worker
-  needs;
+* memory: the largest task's working set, the least a worker needs: a loopy tier whole,
+  or one store chunk of a loop-free tier, with the child positions it reads. Those are
+  measured on a sample: the middle chunk of each of the tiers with the largest child
+  tiers is expanded (every position taken as reached, an upper bound) and its children
+  grouped into the ranges a task would read (solver/tier_worker.py);
 * speed: hash slots per core-second of the largest tiered database of the same game in
   the database root (its solve time and threads are in its attributes), else the assumed
   speed of solver/estimate.py;
@@ -27,6 +29,7 @@ GIB = 1 << 30
 DISK_PER_SLOT = 0.5  # bytes on disk per hash slot when nothing of this game is stored yet
 NODE_CORES, NODE_GIB = 16, 64  # the cluster node a plan is priced in
 DAY = 24.0
+SAMPLES = 6  # tiers sampled: those with the largest child tiers, and the largest tiers
 
 
 def _measured(game: Game, root: Path) -> dict | None:
@@ -51,6 +54,31 @@ def _measured(game: Game, root: Path) -> dict | None:
     return best
 
 
+def _sample(game: Game, tier) -> tuple[int, int]:
+    """(own, child positions read) of a task of the middle chunk of `tier`."""
+    import numpy as np
+
+    from solver.codegen import kernels
+    from solver.tier_worker import GAP, TEMPLATE, _unique
+
+    if tier.size == 0:
+        return 0, 0
+    lo = tier.start + max(0, (tier.size - CHUNK) // 2)
+    hi = min(tier.stop, lo + CHUNK)
+    k = kernels(game.module, TEMPLATE)
+    own = np.ones(hi - lo, np.uint8)
+    far = np.empty((hi - lo) * game.max_children, np.int64)
+    _, m = k.forward_far(game.ctx, own, lo, hi, lo, hi, lo, hi, far, game.max_children,
+                         game.scratch_size)
+    far = _unique(far[:m])
+    if not far.size:
+        return hi - lo, 0
+    breaks = np.flatnonzero(np.diff(far) > GAP)
+    starts = far[np.concatenate(([0], breaks + 1))]
+    stops = far[np.concatenate((breaks, [far.size - 1]))] + 1
+    return hi - lo, int((stops - starts).sum())
+
+
 def make_plan(game: Game, root: str | Path | None = None) -> dict:
     """The plan of a tiered solve of `game` as a dict (`gsolve plan --json`)."""
     tiers = game.tiers()
@@ -59,15 +87,20 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
                           "solves (see `gsolve list` for its methods)")
     check_tiers(game, tiers)
     slot = bytes_per_slot(game)
+    loopy = sum(i in t.children for i, t in enumerate(tiers))
+    kids = [sum(tiers[c].size for c in t.children if c != i) for i, t in enumerate(tiers)]
+    by_kids = sorted(range(len(tiers)), key=lambda i: -kids[i])[:SAMPLES]
+    by_size = sorted(range(len(tiers)), key=lambda i: -tiers[i].size)[:SAMPLES]
     largest, at = 0, 0
-    loopy = 0
-    for i, t in enumerate(tiers):
-        own = t.size if i in t.children else min(t.size, CHUNK)
-        loopy += i in t.children
-        ws = own + sum(tiers[c].size for c in t.children if c != i)
+    for i in dict.fromkeys(by_kids + by_size):
+        t = tiers[i]
+        own, far = _sample(game, t)
+        if i in t.children:  # a loopy tier is one task: scale the sample to all of it
+            own, far = t.size, min(kids[i], far * t.size // max(1, own))
+        ws = max(own * (1 + 8 * game.max_children), slot * (own + far))
         if ws > largest:
             largest, at = ws, i
-    worker = BASE + largest * slot
+    worker = BASE + largest
     seen = _measured(game, Path(root) if root is not None else default_root())
     if seen:
         per_core, rate_from = seen["per_core"], f"measured on {game.name} {seen['variant']}"
@@ -84,7 +117,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "game": game.name, "variant": game.variant_key,
         "tiers": len(tiers), "loopy_tiers": loopy, "hash_slots": int(game.hash_size),
         "largest_tier": max(t.size for t in tiers),
-        "largest_task_bytes": int(largest * slot), "largest_task_tier": tiers[at].label,
+        "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
         "worker_memory_bytes": int(worker),
         "disk_bytes": int(game.hash_size * disk_per_slot),
         "slots_per_core_second": round(per_core), "speed_from": rate_from,
