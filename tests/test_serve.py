@@ -104,7 +104,9 @@ def browser():
         pytest.skip("no Chromium installed (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True)
+        # as root in a container (CI): no sandbox, and /dev/shm may be tiny
+        b = p.chromium.launch(executable_path=path, headless=True,
+                              args=["--no-sandbox", "--disable-dev-shm-usage"])
         yield b
         b.close()
 
