@@ -150,8 +150,9 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
 
         for step, t in enumerate(reversed(check_tiers(game, tiers))):
             tier = tiers[t]
-            while run_blocks(k.sweep, args, tier.start, tier.stop, tier.start, tier.stop,
-                             puzzle, mc, ss, progress=progress) > 0:
+            # one sweep, or to a fixed point when moves can stay in the tier
+            while (run_blocks(k.sweep, args, tier.start, tier.stop, tier.start, tier.stop,
+                              puzzle, mc, ss, progress=progress) > 0 and t in tier.children):
                 pass
             progress.update("reach and re-derive", step + 1, f"tier {tier.label}")
     sweep = 0
@@ -203,11 +204,11 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
     rng = np.random.default_rng(seed)
     if n <= 1 << 22:  # small: choose among the reachable positions themselves
         reach = np.flatnonzero(mark)
-        picks = rng.choice(reach, size=min(sample - 1, reach.size), replace=False)
+        picks = rng.choice(reach, size=min(sample, reach.size), replace=False)
     else:  # large: random slots, keeping the reachable ones
-        picks = rng.integers(0, n, size=min(64 * sample, 1 << 24))
-        picks = picks[mark[picks] != 0][:sample - 1]
-    picks = np.unique(np.concatenate(([game.start], picks)))
+        picks = np.unique(rng.integers(0, n, size=min(64 * sample, 1 << 24)))
+        picks = rng.permutation(picks[mark[picks] != 0])
+    picks = np.concatenate(([game.start], picks[picks != game.start][:sample - 1]))
     for h in picks:
         h = int(h)
         try:
