@@ -443,9 +443,10 @@ def verify(game, variant, db, as_json, show):
         click.echo(json.dumps(report.to_dict()))
     elif report.sound:
         click.echo(f"{g.name} {g.variant_key}: sound ({report.database})")
+        canonical = "canonical positions " if report.symmetry else ""
         rows = [
-            ("positions", f"{report.reachable:,} reachable from the start, each stored and "
-                          "re-derived from its children"),
+            ("positions", f"{report.reachable:,} {canonical}reachable from the start, each "
+                          "stored and re-derived from its children"),
             ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
             ("chunks", f"{report.chunks:,} per array read, checksums good"),
             ("attributes", "counts, start and largest remoteness match the arrays"),

@@ -57,6 +57,7 @@ class Report:
     problems: int = 0
     details: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
+    symmetry: bool = False  # solved on canonical positions only: those are checked
 
     def add(self, text: str, position: str | None = None, h: int | None = None,
             count: int = 1) -> None:
@@ -116,6 +117,11 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
             bad_chunks.append((c, text))
         else:
             report.add(text)
+    if db.attrs.get("symmetry") and not getattr(game, "symmetry", False):
+        from solver.symmetry import apply  # canonical positions only: walk those
+
+        apply(game, True)
+        report.symmetry = True
     n, puzzle = game.hash_size, game.puzzle
     _check_memory(game, n * (2 + db.remoteness_array.dtype.itemsize))
 
