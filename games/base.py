@@ -24,6 +24,12 @@ when its module defines ``parents(ctx, h, out, scratch) -> int`` (the distinct p
 one move before ``h``). Capabilities are derived, never declared, so a class cannot claim
 one its module lacks.
 
+Symmetry: a game whose module defines ``canonical(ctx, h, scratch) -> int`` (the smallest
+hash among the position's symmetric images; `scratch_size` must cover it) and
+``orbit(ctx, h, scratch) -> int`` (how many distinct images it has) may be solved on
+canonical positions only (solver/symmetry.py); the images must be positions of the same
+game with the same value and remoteness, and the symmetry tables live in ``ctx``.
+
 The base class checks, when a game is constructed, every attribute a solver relies on
 (:meth:`Game.check_contract`); `gsolve check` (solver/check.py) tests the functions.
 """
@@ -183,7 +189,8 @@ class Game:
         need(self.start < self.hash_size,
              f"start {self.start} is outside the hash [0, {self.hash_size})")
         mod = _module(self.module)
-        for fn in ("primitive", "children") + (("parents",) if self.has_parents else ()):
+        for fn in (("primitive", "children") + (("parents",) if self.has_parents else ())
+                   + (("canonical", "orbit") if self.has_symmetry else ())):
             need(callable(getattr(mod, fn, None)), f"{self.module}.{fn} is not callable")
 
     def check_tiers(self) -> list[Tier] | None:
@@ -246,6 +253,22 @@ class Game:
         """The game's tiers, children before parents not required; None if it has none."""
         return None
 
+    # symmetry: set by solver.symmetry.apply on a game solved (or read) on canonical
+    # positions only; then `module` names the generated canonical wrapper of the rules
+    symmetry: bool = False
+
+    @_classproperty
+    def has_symmetry(cls) -> bool:
+        """Whether the game declares board symmetries: its module defines `canonical`."""
+        return hasattr(_module(cls.module), "canonical")
+
+    def canonical(self, h: int) -> int:
+        """The canonical representative of h (h itself for a game without symmetry)."""
+        if not self.has_symmetry:
+            return h
+        return int(_module(type(self).module).canonical(
+            self.ctx, h, np.empty(self.scratch_size, np.int8)))
+
     # -- the module holding primitive/children -------------------------------------
     @_classproperty
     def module(cls) -> str:
@@ -276,7 +299,7 @@ class Game:
                 np.empty(self.scratch_size, np.int8))
 
     def primitive_value(self, h: int) -> int:
-        mod = _module(self.module)
+        mod = _module(type(self).module)
         return int(mod.primitive(self.ctx, h, np.empty(self.scratch_size, np.int8)))
 
     def moves(self, h: int) -> list[tuple[str, int]]:
@@ -284,7 +307,7 @@ class Game:
         if self.primitive_value(h):
             return []
         out, codes, scratch = self._buffers()
-        n = _module(self.module).children(self.ctx, h, out, codes, scratch)
+        n = _module(type(self).module).children(self.ctx, h, out, codes, scratch)
         return [(self.move_name(h, int(codes[i])), int(out[i])) for i in range(n)]
 
     def analysis_extras(self, solved) -> dict:

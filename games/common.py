@@ -49,3 +49,30 @@ def has_line(board, lines, piece):
 
 def board_to_rows(chars: list[str], width: int) -> str:
     return "/".join("".join(chars[i:i + width]) for i in range(0, len(chars), width))
+
+
+def square_symmetries(n: int) -> np.ndarray:
+    """The 8 symmetries of an n x n board (rotations and reflections, the identity first)
+    as cell permutations: row s maps cell i of the image to the cell it comes from, so
+    image[i] = board[perms[s, i]] (row-major cells). Games keep it in their ctx."""
+    perms = []
+    for flip in (False, True):
+        for turns in range(4):
+            perm = []
+            for r in range(n):
+                for c in range(n):
+                    rr, cc = r, c
+                    for _ in range(turns):  # rotate the source coordinates a quarter turn
+                        rr, cc = cc, n - 1 - rr
+                    if flip:
+                        cc = n - 1 - cc
+                    perm.append(rr * n + cc)
+            perms.append(perm)
+    return np.array(perms, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def permute(board, perm, image):
+    """image[i] = board[perm[i]]: one symmetric image of a board (see square_symmetries)."""
+    for i in range(perm.shape[0]):
+        image[i] = board[perm[i]]

@@ -6,6 +6,7 @@ The player to move loses when the opponent has three in a row; a full board with
 line is a tie.
 
 Hash: generic hash over the counts (x, o) with x == o or x == o + 1, no turn bit.
+Symmetry: the 8 symmetries of the square (`canonical`, `orbit`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, hash_tiers, parse_board
-from games.common import board_to_rows, has_line, line_table
+from games.common import board_to_rows, has_line, line_table, permute, square_symmetries
 from hashing import HashContext
 from hashing.generic import rank, unrank
 
@@ -24,7 +25,7 @@ CHARS = "XO-"
 
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
-    hctx, lines = ctx
+    hctx, lines, _perms = ctx
     unrank(hctx, h, scratch)
     nx = 0
     no = 0
@@ -43,7 +44,7 @@ def primitive(ctx, h, scratch):
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    hctx, _lines = ctx
+    hctx, _lines, _perms = ctx
     unrank(hctx, h, scratch)
     nx = 0
     no = 0
@@ -64,6 +65,33 @@ def children(ctx, h, out, moves, scratch):
     return n
 
 
+@njit(cache=True, nogil=True)
+def _symmetric(ctx, h, scratch, want_orbit):
+    """The smallest hash among h's images, or (want_orbit) how many distinct images it has:
+    the symmetries divided by those that fix it."""
+    hctx, _lines, perms = ctx
+    board, image = scratch[:9], scratch[9:18]
+    unrank(hctx, h, board)
+    best = h
+    fixed = 0
+    for s in range(perms.shape[0]):
+        permute(board, perms[s], image)
+        r = rank(hctx, image, 0)
+        best = min(best, r)
+        fixed += r == h
+    return perms.shape[0] // fixed if want_orbit else best
+
+
+@njit(cache=True, nogil=True)
+def canonical(ctx, h, scratch):
+    return _symmetric(ctx, h, scratch, False)
+
+
+@njit(cache=True, nogil=True)
+def orbit(ctx, h, scratch):
+    return _symmetric(ctx, h, scratch, True)
+
+
 class TicTacToe(Game):
     name = "tictactoe"
     title = "Tic-tac-toe"
@@ -72,10 +100,10 @@ class TicTacToe(Game):
         super().__init__(**variant)
         self.hash = HashContext(9, [(0, 5), (0, 4), (0, 9)],
                                 predicate=lambda c: c[0] == c[1] or c[0] == c[1] + 1)
-        self.ctx = (self.hash.nb, line_table(3, 3, 3))
+        self.ctx = (self.hash.nb, line_table(3, 3, 3), square_symmetries(3))
         self.hash_size = self.hash.size
         self.max_children = 9
-        self.scratch_size = 9
+        self.scratch_size = 18  # board and image (canonical)
         self.max_remoteness = 9
         self.start = self.hash.rank(np.full(9, BLANK, dtype=np.int8))
 

@@ -194,6 +194,7 @@ def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_
             "variant_key": game.variant_key,
             "hash_size": int(n),
             "method": method,
+            "symmetry": bool(game.symmetry),  # canonical positions only (solver/symmetry.py)
             "gsolve_version": _version(),
             "started": started,
             "finished": now(),
@@ -250,6 +251,11 @@ class Database:
                 or self.remoteness_array.shape != (game.hash_size,)):
             raise self.damaged("its size does not match the game")
         self.attrs = attrs
+        # solved on canonical positions only: every lookup goes to the canonical slot
+        self.symmetric = bool(attrs.get("symmetry", False))
+        if self.symmetric and not game.has_symmetry:
+            raise DatabaseError(f"database at {path} was solved with symmetry reduction, "
+                                f"which {game.name} no longer declares")
         self._chunk = self.value_array.chunks[0]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.problems = self._cheap_problems()
@@ -325,6 +331,8 @@ class Database:
         """(value code, remoteness) of hash h; value 0 when h is not reachable."""
         if not 0 <= h < self.game.hash_size:
             raise DatabaseError(f"hash {h} is outside 0..{self.game.hash_size - 1}")
+        if self.symmetric:
+            h = self.game.canonical(h)
         v, r = self._block(h // self._chunk)
         i = h % self._chunk
         return int(v[i]), int(r[i])
@@ -400,7 +408,8 @@ class PartialStore:
         self.game = game
         ident = {"format": FORMAT, "game": game.name, "variant": dict(game.variant),
                  "variant_key": game.variant_key, "hash_size": int(game.hash_size),
-                 "method": method, "partial_format": PARTIAL_FORMAT,
+                 "method": method, "symmetry": bool(game.symmetry),
+                 "partial_format": PARTIAL_FORMAT,
                  "gsolve_version": _version()}
         self.group = None
         if not fresh and (self.path / "zarr.json").exists():
