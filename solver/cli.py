@@ -90,9 +90,12 @@ def cli():
               help="Tiers: run tasks on a local Dask cluster of N worker processes.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Tiers: run tasks on a running Dask cluster (e.g. tcp://host:8786).")
+@click.option("--symmetry/--no-symmetry", default=False, show_default=True,
+              help="Solve canonical positions only (games that declare symmetries); "
+                   "every position still answers.")
 @json_option
 def solve(game, variant, method, db, force, quiet, as_json, wait, memory, workers,
-          scheduler):
+          scheduler, symmetry):
     """Solve GAME and store every reachable position's value and remoteness."""
     from games import get_game
     from solver.progress import LineProgress, Progress, RichProgress
@@ -108,7 +111,7 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
     try:
         result = run_solve(g, method, db, force, progress, wait=wait,
                            memory=int(memory * (1 << 30)) if memory else None,
-                           workers=workers or 0, scheduler=scheduler)
+                           workers=workers or 0, scheduler=scheduler, symmetry=symmetry)
     finally:
         progress.close()
     if result.extra.get("removed_partial"):
@@ -223,6 +226,9 @@ def analyze(game, variant, db, as_json, paths, plot=None):
         click.echo(json.dumps(report))
         return
     click.echo(f"{g.name} {g.variant_key}: {report['positions']:,} reachable positions")
+    if "canonical" in report:
+        click.echo(f"solved with symmetry: {report['canonical']['positions']:,} canonical "
+                   "positions stored; the counts below are of all positions")
     start = report["start"]
     click.echo(f"start {start['position']}: {_word(start['value'], start['remoteness'])}")
     click.echo(f"largest remoteness {report['max_remoteness']}")
@@ -245,6 +251,99 @@ def analyze(game, variant, db, as_json, paths, plot=None):
             f"{w} {n:,}" for w, n in report["paths"].items()))
     for line in report.get("notes", []):
         click.echo(line)
+
+
+@cli.command()
+@click.argument("game")
+@variant_option
+@db_option
+@json_option
+@click.option("--show", default=10, show_default=True, metavar="N",
+              help="Detail at most N problems.")
+def verify(game, variant, db, as_json, show):
+    """Check a solved database against the game's rules: re-derive every stored position
+    from its children, check reachability, the counts and rank/unrank. Exit 0 when
+    sound, 1 when not."""
+    from pathlib import Path
+
+    from games import get_game
+    from solver.database import command
+    from solver.progress import LineProgress, Progress, RichProgress
+    from solver.verify import verify as run_verify
+
+    g = get_game(game, variant)
+    title = f"verify {g.name} {g.variant_key}"
+    if as_json:
+        progress = Progress()
+    elif sys.stderr.isatty():
+        progress = RichProgress(title)
+    else:  # logs and pipes: a line every few seconds
+        progress = LineProgress(title)
+    try:
+        report = run_verify(g, db, progress, show=max(0, show))
+    finally:
+        progress.close()
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+    elif report.sound:
+        click.echo(f"{g.name} {g.variant_key}: sound ({report.database})")
+        canonical = "canonical positions " if report.symmetry else ""
+        rows = [
+            ("positions", f"{report.reachable:,} {canonical}reachable from the start, each "
+                          "stored and re-derived from its children"),
+            ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
+            ("chunks", f"{report.chunks:,} per array read, checksums good"),
+            ("attributes", "counts, start and largest remoteness match the arrays"),
+            ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
+            ("time", f"{report.seconds:.2f} s"),
+        ]
+        for k, v in rows:
+            click.echo(f"  {k:<12} {v}")
+    else:
+        click.echo(f"{g.name} {g.variant_key}: NOT SOUND, {report.problems:,} problem(s) "
+                   f"({report.database})")
+        for p in report.details:
+            click.echo(f"  {p.text}")
+        if report.problems > len(report.details):
+            click.echo(f"  ... and {report.problems - len(report.details):,} more")
+        click.echo(f"  solve it again with `gsolve {command(g, Path(report.database))} --force`")
+    if not report.sound:
+        raise click.exceptions.Exit(1)
+
+
+@cli.command()
+@click.argument("game")
+@variant_option
+@click.option("--samples", "-n", default=2000, show_default=True, type=click.IntRange(1),
+              help="Reachable positions (and random hash slots) to check.")
+@json_option
+def check(game, variant, samples, as_json):
+    """Check GAME's rules against the contract the solvers rely on (no database needed).
+
+    Round trip of position strings, children inside the hash and within max_children,
+    unique move names, children inside the declared child tiers, parents inverting
+    children. Exit 0 when every check passes, 1 otherwise."""
+    from games import get_game
+    from solver.check import check_game
+
+    g = get_game(game, variant)
+    report = check_game(g, samples)
+    if as_json:
+        click.echo(json.dumps(report))
+    else:
+        click.echo(f"check {g.describe()}: {report['hash_size']:,} hash slots, start "
+                   f"{report['start']}")
+        for c in report["checks"]:
+            click.echo(f"  {'pass' if c['ok'] else 'FAIL'}  {c['check']:<12} {c['what']}")
+            for line in c["failures"]:
+                click.echo(f"{'':<20}{line}")
+            if c["failed"] > len(c["failures"]):
+                click.echo(f"{'':<20}... {c['failed'] - len(c['failures']):,} more")
+        bad = [c["check"] for c in report["checks"] if not c["ok"]]
+        click.echo(f"{'all checks passed' if not bad else 'FAILED: ' + ', '.join(bad)} "
+                   f"({report['seconds']:.1f} s)")
+    if not report["ok"]:
+        raise click.exceptions.Exit(1)
 
 
 # -- play, learn, serve: people using a solved game (solver/play.py, learn.py, serve.py) --
@@ -372,99 +471,6 @@ def entry() -> None:
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)
-
-
-@cli.command()
-@click.argument("game")
-@variant_option
-@click.option("--samples", "-n", default=2000, show_default=True, type=click.IntRange(1),
-              help="Reachable positions (and random hash slots) to check.")
-@json_option
-def check(game, variant, samples, as_json):
-    """Check GAME's rules against the contract the solvers rely on (no database needed).
-
-    Round trip of position strings, children inside the hash and within max_children,
-    unique move names, children inside the declared child tiers, parents inverting
-    children. Exit 0 when every check passes, 1 otherwise."""
-    from games import get_game
-    from solver.check import check_game
-
-    g = get_game(game, variant)
-    report = check_game(g, samples)
-    if as_json:
-        click.echo(json.dumps(report))
-    else:
-        click.echo(f"check {g.describe()}: {report['hash_size']:,} hash slots, start "
-                   f"{report['start']}")
-        for c in report["checks"]:
-            click.echo(f"  {'pass' if c['ok'] else 'FAIL'}  {c['check']:<12} {c['what']}")
-            for line in c["failures"]:
-                click.echo(f"{'':<20}{line}")
-            if c["failed"] > len(c["failures"]):
-                click.echo(f"{'':<20}... {c['failed'] - len(c['failures']):,} more")
-        bad = [c["check"] for c in report["checks"] if not c["ok"]]
-        click.echo(f"{'all checks passed' if not bad else 'FAILED: ' + ', '.join(bad)} "
-                   f"({report['seconds']:.1f} s)")
-    if not report["ok"]:
-        raise click.exceptions.Exit(1)
-
-
-@cli.command()
-@click.argument("game")
-@variant_option
-@db_option
-@json_option
-@click.option("--show", default=10, show_default=True, metavar="N",
-              help="Detail at most N problems.")
-def verify(game, variant, db, as_json, show):
-    """Check a solved database against the game's rules: re-derive every stored position
-    from its children, check reachability, the counts and rank/unrank. Exit 0 when
-    sound, 1 when not."""
-    from pathlib import Path
-
-    from games import get_game
-    from solver.database import command
-    from solver.progress import LineProgress, Progress, RichProgress
-    from solver.verify import verify as run_verify
-
-    g = get_game(game, variant)
-    title = f"verify {g.name} {g.variant_key}"
-    if as_json:
-        progress = Progress()
-    elif sys.stderr.isatty():
-        progress = RichProgress(title)
-    else:  # logs and pipes: a line every few seconds
-        progress = LineProgress(title)
-    try:
-        report = run_verify(g, db, progress, show=max(0, show))
-    finally:
-        progress.close()
-    if as_json:
-        click.echo(json.dumps(report.to_dict()))
-    elif report.sound:
-        click.echo(f"{g.name} {g.variant_key}: sound ({report.database})")
-        canonical = "canonical positions " if report.symmetry else ""
-        rows = [
-            ("positions", f"{report.reachable:,} {canonical}reachable from the start, each "
-                          "stored and re-derived from its children"),
-            ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
-            ("chunks", f"{report.chunks:,} per array read, checksums good"),
-            ("attributes", "counts, start and largest remoteness match the arrays"),
-            ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
-            ("time", f"{report.seconds:.2f} s"),
-        ]
-        for k, v in rows:
-            click.echo(f"  {k:<12} {v}")
-    else:
-        click.echo(f"{g.name} {g.variant_key}: NOT SOUND, {report.problems:,} problem(s) "
-                   f"({report.database})")
-        for p in report.details:
-            click.echo(f"  {p.text}")
-        if report.problems > len(report.details):
-            click.echo(f"  ... and {report.problems - len(report.details):,} more")
-        click.echo(f"  solve it again with `gsolve {command(g, Path(report.database))} --force`")
-    if not report.sound:
-        raise click.exceptions.Exit(1)
 
 
 @cli.command(name="list")

@@ -112,14 +112,25 @@ def _result(game, path, attrs, reused, **times) -> SolveResult:
 def solve(game: Game, method: str | None = None, root: str | Path | None = None,
           force: bool = False, progress: Progress | None = None,
           wait: bool = False, memory: int | None = None, workers: int = 0,
-          scheduler: str | None = None) -> SolveResult:
+          scheduler: str | None = None, symmetry: bool = False) -> SolveResult:
     """Solve `game` into the database under `root` unless a sound one is there.
+
+    `symmetry`: solve canonical positions only (solver/symmetry.py; also when the game was
+    set so already); a database solved with the other setting is solved again.
 
     Holds the variant's one-writer lock throughout (solver.lock): while another process
     solves the same variant this stops with a message naming it, or with `wait` waits."""
     from solver.lock import writer_lock
 
     progress = progress or Progress()
+    if symmetry:
+        from solver.symmetry import apply
+
+        apply(game, True)
+    if game.symmetry and (scheduler or workers):
+        # cluster workers build their game from the registry, without the setting
+        raise GsolveError("--symmetry does not yet run on a Dask cluster (--workers, "
+                          "--scheduler)")
     with writer_lock(group_path(root, game), game.describe(), wait,
                      lambda who: progress.update("waiting for", 1, who)):
         return _solve_locked(game, method, root, force, progress,
@@ -147,8 +158,12 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         try:
             db = Database(path, game)
             db.check_all_chunks()  # "already solved" only for a database that reads back
+            if db.symmetric != game.symmetry:
+                raise _OtherSymmetry
             return _result(game, path, db.attrs, True,
                            solve_seconds=float(db.attrs.get("solve_seconds", 0.0)))
+        except _OtherSymmetry:
+            pass
         except DatabaseError:
             if (path / "zarr.json").exists() and not _unfinished(path):
                 raise
@@ -185,6 +200,10 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         shutil.rmtree(partial, ignore_errors=True)
         result.extra["removed_partial"] = str(partial)
     return result
+
+
+class _OtherSymmetry(Exception):
+    """The database there was solved with the other symmetry setting: solve again."""
 
 
 def _resumable(path: Path) -> bool:
