@@ -568,6 +568,21 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+def _stopped(message: str, code: int, argv) -> int:
+    """Ctrl-C or SIGTERM, once the solve has cleaned up while unwinding: one line. The
+    command itself (argv None) then ends at once, so queued sweep blocks do not run on
+    and the storage's pending background writes print no warnings at shutdown."""
+    click.echo(message, err=True)
+    if argv is None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    return code
+
+
 def main(argv=None) -> int:
     import signal
     import threading
@@ -593,11 +608,9 @@ def main(argv=None) -> int:
         click.echo("gsolve: interrupted", err=True)
         return 130
     except KeyboardInterrupt:
-        click.echo("gsolve: interrupted", err=True)
-        return 130
+        return _stopped("gsolve: interrupted", 130, argv)
     except Terminated:
-        click.echo("gsolve: terminated", err=True)
-        return 143
+        return _stopped("gsolve: terminated", 143, argv)
     except BrokenPipeError:
         return 0
     except OSError as e:  # an unusable path or device the user named: not a bug
