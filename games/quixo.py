@@ -16,7 +16,8 @@ Rules (GamesmanOne src/games/quixo/quixo.c, after F. Bonnet's published solver):
 Differences from GamesmanOne: none in the rules. Its tier solver solves every position of
 a tier that passes a weak legality test (the last mover has a border cube); gsolve solves
 the positions reachable from the start, so counts compare on that set only. The move
-names use GamesmanOne's letters without its space. No symmetry reduction (yet).
+names use GamesmanOne's letters without its space. Symmetry: the 8 symmetries of the square
+(`canonical`, `orbit`; a symmetry maps rows/columns/diagonals and border pushes to their kind).
 
 Position string: rows top first joined by '/', cells `X`, `O`, `-` (blank), then a space
 and the side to move, `x` or `o`. Start (4x4): `----/----/----/---- x`.
@@ -37,10 +38,10 @@ import numpy as np
 from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant, hash_tiers
-from games.common import line_table
+from games.common import line_table, permute, square_symmetries
 from games.pushing import BLANK, push_children, push_parents, push_primitive
 from hashing import HashContext
-from hashing.generic import unrank
+from hashing.generic import rank, unrank
 
 CHARS = "XO-"
 ENDS = "LRUD"
@@ -48,14 +49,14 @@ ENDS = "LRUD"
 
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
-    hctx, lines, meta = ctx
+    hctx, lines, meta = ctx[0], ctx[1], ctx[2]
     turn = unrank(hctx, h, scratch)
     return push_primitive(scratch, lines, meta[0], turn)
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    hctx, _lines, meta = ctx
+    hctx, meta = ctx[0], ctx[2]
     nn = meta[0] * meta[0]
     turn = unrank(hctx, h, scratch)
     return push_children(hctx, meta[0], scratch[:nn], scratch[nn:2 * nn], turn, out, moves)
@@ -63,10 +64,38 @@ def children(ctx, h, out, moves, scratch):
 
 @njit(cache=True, nogil=True)
 def parents(ctx, h, out, scratch):
-    hctx, lines, meta = ctx
+    hctx, lines, meta = ctx[0], ctx[1], ctx[2]
     nn = meta[0] * meta[0]
     turn = unrank(hctx, h, scratch)
     return push_parents(hctx, lines, meta[0], scratch[:nn], scratch[nn:2 * nn], turn, out)
+
+
+@njit(cache=True, nogil=True)
+def _symmetric(ctx, h, scratch, want_orbit):
+    """The smallest hash among h's images, or (want_orbit) how many distinct images it has:
+    the symmetries divided by those that fix it."""
+    hctx, meta, perms = ctx[0], ctx[2], ctx[3]
+    nn = meta[0] * meta[0]
+    board, image = scratch[:nn], scratch[nn:2 * nn]
+    turn = unrank(hctx, h, board)
+    best = h
+    fixed = 0
+    for s in range(perms.shape[0]):
+        permute(board, perms[s], image)
+        r = rank(hctx, image, turn)
+        best = min(best, r)
+        fixed += r == h
+    return perms.shape[0] // fixed if want_orbit else best
+
+
+@njit(cache=True, nogil=True)
+def canonical(ctx, h, scratch):
+    return _symmetric(ctx, h, scratch, False)
+
+
+@njit(cache=True, nogil=True)
+def orbit(ctx, h, scratch):
+    return _symmetric(ctx, h, scratch, True)
 
 
 class Quixo(Game):
@@ -82,7 +111,8 @@ class Quixo(Game):
         self.n = n = self.variant["size"]
         nn = n * n
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
-        self.ctx = (self.hash.nb, line_table(n, n, n), np.array([n], dtype=np.int64))
+        self.ctx = (self.hash.nb, line_table(n, n, n), np.array([n], dtype=np.int64),
+                    square_symmetries(n))
         self.hash_size = self.hash.size
         self.max_children = 12 * n - 16
         self.max_parents = 2 * self.max_children

@@ -15,8 +15,9 @@ Differences from GamesmanOne: it has only the 5x5 board with 4 pieces; `size` (3
 `pieces` (3..4, at most `size`) generalise it, for small test games. A player with no move
 loses (never happens with these sizes; a safeguard of the game contract). GamesmanOne
 solves every position of each tier with fewer than two patterns; gsolve solves the
-positions reachable from the start, so counts compare on that set only. No symmetry
-reduction (yet).
+positions reachable from the start, so counts compare on that set only. Symmetry: the 8
+symmetries of the square (`canonical`, `orbit`): they map lines, squares and adjacency to
+their own kind.
 
 Position string: rows top first joined by '/', cells `X`, `O`, `-`, then a space and the
 side to move `x`/`o` (it follows from the counts while dropping, and must agree).
@@ -36,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
-from games.common import has_line, line_table, lines_through
+from games.common import has_line, line_table, lines_through, permute, square_symmetries
 from hashing import HashContext
 from hashing.generic import combo_of, rank, unrank
 
@@ -147,6 +148,34 @@ def parents(ctx, h, out, scratch):
 
 
 @njit(cache=True, nogil=True)
+def _symmetric(ctx, h, scratch, want_orbit):
+    """The smallest hash among h's images, or (want_orbit) how many distinct images it has:
+    the symmetries divided by those that fix it."""
+    meta, perms = ctx[5], ctx[8]
+    nn = meta[0] * meta[0]
+    board, image = scratch[:nn], scratch[nn:2 * nn]
+    me, t = _decode(ctx, h, board)
+    best = h
+    fixed = 0
+    for s in range(perms.shape[0]):
+        permute(board, perms[s], image)
+        r = _rank(ctx, image, t, me)
+        best = min(best, r)
+        fixed += r == h
+    return perms.shape[0] // fixed if want_orbit else best
+
+
+@njit(cache=True, nogil=True)
+def canonical(ctx, h, scratch):
+    return _symmetric(ctx, h, scratch, False)
+
+
+@njit(cache=True, nogil=True)
+def orbit(ctx, h, scratch):
+    return _symmetric(ctx, h, scratch, True)
+
+
+@njit(cache=True, nogil=True)
 def _line_through(board, pats, pst, pid, cell, piece):
     for j in range(pst[cell], pst[cell + 1]):
         q = pid[j]
@@ -200,11 +229,12 @@ class Teeko(Game):
         ast, aid = _csr(adj)
         pats = patterns(n, p, bool(self.variant["advanced"]))
         self.ctx = (self.drop.nb, self.move.nb, pats, ast, aid,
-                    np.array([n, p, self.drop.size], dtype=np.int64)) + lines_through(pats, nn)
+                    np.array([n, p, self.drop.size], dtype=np.int64)) + lines_through(pats, nn) \
+            + (square_symmetries(n),)  # ctx[8]: symmetry reduction
         self.hash_size = self.drop.size + self.move.size
         self.max_children = max(nn, 8 * p)
         self.max_parents = 9 * p
-        self.scratch_size = nn
+        self.scratch_size = 2 * nn  # board and image (canonical)
         self.max_remoteness = 4095
         self.start = 0
 

@@ -1,0 +1,119 @@
+"""Symmetry reduction: canonical positions only, yet every position answers as without it.
+
+Ground truth: the reference solver (tests/reference.py and the ref_* modules) for the
+reduced solves, and the unreduced solve (itself checked against the reference in each
+game's tests) for the answer of every reachable position."""
+
+import numpy as np
+import pytest
+import ref_quixo
+import ref_teeko
+import reference
+from checks import assert_matches_reference
+
+from games import get_game
+from games.common import square_symmetries
+from games.registry import available
+from solver.analysis import analyze
+from solver.api import Solved
+from solver.database import Database
+from solver.solve import applicable_methods, solve
+from solver.symmetry import apply
+
+# (game, variant, reference rules or None)
+GAMES = {
+    "tictactoe": (None, reference.TicTacToe),
+    "quixo": ("size=3", lambda: ref_quixo.Quixo(3)),
+    "teeko": ("size=3,pieces=3", lambda: ref_teeko.Teeko(3, 3)),
+}
+
+
+def symmetric(name):
+    return apply(get_game(name, GAMES[name][0]), True)
+
+
+def test_square_symmetries_are_the_dihedral_group():
+    perms = square_symmetries(3)
+    assert perms.shape == (8, 9) and len({tuple(p) for p in perms}) == 8
+    assert list(perms[0]) == list(range(9))
+    # closed under composition: a group of 8 permutations
+    have = {tuple(p) for p in perms}
+    assert all(tuple(p[q]) in have for p in perms for q in perms)
+    # the images of the corner 0 are the 4 corners, of the edge 1 the 4 edges
+    assert {int(p[0]) for p in perms} == {0, 2, 6, 8}
+    assert {int(p[1]) for p in perms} == {1, 3, 5, 7}
+
+
+def test_declared_symmetries():
+    declared = {n for n in available() if get_game(n, GAMES.get(n, (None,))[0]).has_symmetry}
+    assert {"tictactoe", "quixo", "teeko"} <= declared
+    assert not get_game("hanoi").has_symmetry
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_position_answers_as_without_symmetry(name, tmp_path):
+    plain = get_game(name, GAMES[name][0])
+    sym = symmetric(name)
+    solve(plain, root=tmp_path / "plain")
+    res = solve(sym, root=tmp_path / "sym")
+    # the reduced database is right by the reference solver, position by position
+    table = reference.solve(GAMES[name][1]())
+    assert_matches_reference(sym, tmp_path / "sym", table)
+    a, b = Database.open(plain, tmp_path / "plain"), Database.open(sym, tmp_path / "sym")
+    assert not a.symmetric and b.symmetric and b.attrs["symmetry"] is True
+    va, ra = a.value_array[:], a.remoteness_array[:]
+    vb = b.value_array[:]
+    reached = np.flatnonzero(va)
+    canon = {plain.canonical(int(h)) for h in reached}
+    # canonical positions only: every other slot holds 0
+    assert set(np.flatnonzero(vb).tolist()) == canon
+    assert res.positions == len(canon) < len(reached)
+    # every reachable position answers the same through the API (a plain game object:
+    # the reader learns the symmetry from the database)
+    api = Solved(get_game(name, GAMES[name][0]), tmp_path / "sym")
+    for h in reached.tolist():
+        assert api.db.lookup(h) == (int(va[h]), int(ra[h])), plain.to_string(h)
+    some = plain.to_string(int(reached[len(reached) // 2]))
+    assert api.query(some) == Solved(plain, tmp_path / "plain").query(some)
+    # analyze counts all positions by their orbits: the unreduced report, and the stored
+    report = analyze(b)
+    assert report.pop("canonical") == {"positions": len(canon),
+                                       "values": analyze_canonical(vb)}
+    assert report == analyze(a)
+
+
+def analyze_canonical(values):
+    words = {4: "win", 1: "lose", 3: "tie", 2: "draw"}
+    return {w: int((values == v).sum()) for v, w in words.items() if (values == v).any()}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_all_methods_write_the_same_bytes_with_symmetry(name, tmp_path):
+    game = symmetric(name)
+    base = None
+    for method in applicable_methods(game):
+        solve(game, method, root=tmp_path / method)
+        db = Database.open(game, tmp_path / method)
+        got = db.value_array[:], db.remoteness_array[:]
+        assert db.attrs["symmetry"] is True
+        if base is None:
+            base = got
+            continue
+        assert np.array_equal(got[0], base[0]), f"{name}: {method} values differ"
+        assert np.array_equal(got[1], base[1]), f"{name}: {method} remoteness differs"
+
+
+def test_the_other_setting_solves_again(tmp_path):
+    game = get_game("tictactoe")
+    assert not solve(game, root=tmp_path).reused
+    assert solve(game, root=tmp_path).reused
+    again = solve(get_game("tictactoe"), root=tmp_path, symmetry=True)
+    assert not again.reused and again.positions == 765  # the known count of classes
+    assert solve(symmetric("tictactoe"), root=tmp_path).reused
+
+
+def test_symmetry_on_a_game_without_it_is_a_clear_error(tmp_path):
+    from games.base import GsolveError
+
+    with pytest.raises(GsolveError, match="declares no symmetries"):
+        solve(get_game("hanoi", "disks=3,pegs=3"), root=tmp_path, symmetry=True)
