@@ -320,3 +320,19 @@ def test_verify_passes_a_healthy_database(tmp_path, capsys, name, variant, metho
     assert report["reachable"] == report["stored"] == Database.open(game, tmp_path).attrs[
         "positions"]
     assert report["sampled"] >= min(report["reachable"], 100)
+
+
+def test_verify_walks_a_symmetric_database_on_canonical_positions(tmp_path):
+    """Solved with symmetry, only canonical positions are stored: verify walks those (765
+    for tic-tac-toe, the published count of positions up to symmetry) and still finds a
+    wrong one."""
+    game = get_game("tictactoe")
+    solve(game, "dfs", root=tmp_path, symmetry=True)
+    report = verify(get_game("tictactoe"), tmp_path)
+    assert report.sound and report.symmetry and report.reachable == 765
+    group = zarr.open_group(str(group_path(tmp_path, game)), mode="r+")
+    value = group["value"][:]
+    h = int(np.flatnonzero(value == 3)[5])  # a tie, made a win
+    group["value"][h] = 4
+    report = verify(get_game("tictactoe"), tmp_path, show=1000)
+    assert not report.sound and h in {p.hash for p in report.details}
