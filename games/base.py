@@ -144,6 +144,8 @@ class Game:
             def cached(self):
                 if "_tiers" not in self.__dict__:
                     self._tiers = tiers(self)
+                    if self.symmetry and self._tiers is not None:
+                        self._tiers = _symmetric_tiers(self, self._tiers)
                 return None if self._tiers is None else list(self._tiers)
 
             cls.tiers = cached
@@ -331,6 +333,24 @@ def hash_tiers(hash_ctx, label, child_counts) -> list[Tier]:
         out.append(Tier(label(counts), int(hash_ctx.offsets[i]), int(hash_ctx.offsets[i + 1]),
                         kids))
     return out
+
+
+def _symmetric_tiers(game: Game, tiers: list[Tier]) -> list[Tier]:
+    """Tiers for a solve on canonical positions: a child's canonical form may lie in an
+    image of its tier (Connect-4's mirror maps a height vector to its reverse), so each
+    child tier brings its images. The image of tier T is taken as the tier of the canonical
+    form of T's first position, both ways: exact for a symmetry of order 2 and for tiers
+    that every symmetry keeps (square boards by piece counts)."""
+    starts = np.array([t.start for t in tiers], np.int64)
+    image = [int(np.searchsorted(starts, game.canonical(t.start), side="right")) - 1
+             if t.size else i for i, t in enumerate(tiers)]
+    orbit: list[set[int]] = [{i} for i in range(len(tiers))]
+    for i, j in enumerate(image):
+        orbit[i].add(j)
+        orbit[j].add(i)
+    return [Tier(t.label, t.start, t.stop,
+                 tuple(sorted({o for c in t.children for o in orbit[c]})))
+            for t in tiers]
 
 
 def _module(name: str):

@@ -20,6 +20,7 @@ slot); 5x5 has 171,976,899. The hash is ordered by pieces placed, then by height
 so each height vector is a tier: a contiguous range of C(n, ceil(n/2)) colourings whose
 children lie in the (at most `width`) tiers one piece higher in one column. Tiers with
 the same piece count are independent of each other, so they solve side by side.
+Symmetry: the mirror image (`canonical`, `orbit`).
 
 Internally a board is a pair of bitboards, column c using bits c*(height+1) ..
 c*(height+1)+height-1 (bottom first) plus an always-empty guard bit, so lines are found with
@@ -221,6 +222,41 @@ def parents(ctx, h, out, scratch):
             cr -= b * is_x
             p -= bw + is_x
     return m
+
+
+@njit(cache=True, nogil=True)
+def _mirror(t, h):
+    """Hash of h's mirror image (columns reversed): heights reversed, then the colouring
+    ranked column by column from the left, bottom first, as in the hash."""
+    width = t[W]
+    stride = t[STRIDE]
+    bw = t[BW]
+    n, code, bx, _bo = _decode(t, h)
+    mcode = np.int64(0)
+    for c in range(width):
+        mcode |= ((code >> (3 * c)) & 7) << (3 * (width - 1 - c))
+    cr = np.int64(0)
+    i = 0
+    k = 0
+    for c in range(width - 1, -1, -1):  # the mirror's column width - 1 - c, from the left
+        for j in range((code >> (3 * c)) & 7):
+            if (bx >> (c * stride + j)) & 1:
+                k += 1
+                cr += t[t[BINOM] + i * bw + k]
+            i += 1
+    return t[t[OFF] + n] + t[t[HRANK] + mcode] * t[t[NCOL] + n] + cr
+
+
+@njit(cache=True, nogil=True)
+def canonical(ctx, h, scratch):
+    """Symmetry (solver/symmetry.py): the smaller hash of h and its mirror image."""
+    return min(h, _mirror(ctx[0], h))
+
+
+@njit(cache=True, nogil=True)
+def orbit(ctx, h, scratch):
+    """How many distinct images h has: 1 when it is its own mirror image, else 2."""
+    return 1 if _mirror(ctx[0], h) == h else 2
 
 
 def _pack(heights) -> int:

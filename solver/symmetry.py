@@ -111,6 +111,7 @@ def apply(game: Game, on: bool | None) -> Game:
         game.symmetry = True
         game.module = wrapper(rules).__name__
         game.start = game.canonical(game.start)
+        game.__dict__.pop("_tiers", None)  # computed again with the images of child tiers
     elif game.symmetry:
         raise GsolveError("a game object cannot leave symmetry once set: make a new one")
     return game

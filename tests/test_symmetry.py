@@ -25,6 +25,8 @@ GAMES = {
     "tictactoe": (None, reference.TicTacToe),
     "quixo": ("size=3", lambda: ref_quixo.Quixo(3)),
     "teeko": ("size=3,pieces=3", lambda: ref_teeko.Teeko(3, 3)),
+    # the mirror moves a tier (height vector) to another: tiers gain their images
+    "connect4": ("width=4,height=3,connect=3", lambda: reference.Connect4(4, 3, 3)),
 }
 
 
@@ -46,7 +48,7 @@ def test_square_symmetries_are_the_dihedral_group():
 
 def test_declared_symmetries():
     declared = {n for n in available() if get_game(n, GAMES.get(n, (None,))[0]).has_symmetry}
-    assert {"tictactoe", "quixo", "teeko"} <= declared
+    assert {"tictactoe", "quixo", "teeko", "connect4"} <= declared
     assert not get_game("hanoi").has_symmetry
 
 
