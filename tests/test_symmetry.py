@@ -4,6 +4,8 @@ Ground truth: the reference solver (tests/reference.py and the ref_* modules) fo
 reduced solves, and the unreduced solve (itself checked against the reference in each
 game's tests) for the answer of every reachable position."""
 
+import json
+
 import numpy as np
 import pytest
 import ref_quixo
@@ -119,3 +121,26 @@ def test_symmetry_on_a_game_without_it_is_a_clear_error(tmp_path):
 
     with pytest.raises(GsolveError, match="declares no symmetries"):
         solve(get_game("hanoi", "disks=3,pegs=3"), root=tmp_path, symmetry=True)
+
+
+def test_cli_symmetry(tmp_path, capsys):
+    from solver.cli import main
+
+    def run(*args):
+        code = main(list(args))
+        return code, capsys.readouterr()
+
+    db = str(tmp_path)
+    code, (out, _) = run("solve", "tictactoe", "--symmetry", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["positions"] == 765
+    # a non-canonical position and its mirror image answer alike, with their own moves
+    code, (out, _) = run("query", "tictactoe", "--X/---/---", "X--/---/---", "--json",
+                         "--db", db)
+    a, b = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and a["position"] == "--X/---/---"
+    assert (a["value"], a["remoteness"]) == (b["value"], b["remoteness"]) == ("tie", 8)
+    assert sorted(m["move"] for m in a["moves"]) == ["1", "2", "4", "5", "6", "7", "8", "9"]
+    code, (out, _) = run("analyze", "tictactoe", "--db", db)
+    assert code == 0 and "5,478 reachable" in out and "765 canonical" in out
+    code, (_, err) = run("solve", "hanoi", "--symmetry", "--db", db)
+    assert code == 2 and "declares no symmetries" in err
