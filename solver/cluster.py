@@ -77,15 +77,17 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, workers: int
                     limit, *waits, key=f"gsolve-{phase}-{key}-{i}", retries=RETRIES, pure=False)
         total = len(futures)
         t0 = time.perf_counter()
-        found = 0
+        found, busy = 0, 0.0
         for step, fut in enumerate(as_completed(list(futures.values())), 1):
             out = fut.result()
+            busy += out["seconds"]
             record.task(out["phase"], out["task"])
             found += out["positions"]
             dt = time.perf_counter() - t0
             eta = dt / step * (total - step)
             progress.update("cluster", step, f"{step}/{total} tasks, {found / dt:,.0f} "
                             f"positions/s, ETA {eta:,.0f} s")
+        record.busy = busy  # seconds the workers spent inside tasks
         try:
             peaks = client.run(_peak)
             return max(peaks.values()) if peaks else 0

@@ -24,6 +24,7 @@ from pathlib import Path
 from games.base import Game, GsolveError
 from solver.database import CHUNK, default_root
 from solver.tier_manager import BASE, bytes_per_slot, check_tiers
+from solver.tier_worker import block_bytes
 
 GIB = 1 << 30
 DISK_PER_SLOT = 0.5  # bytes on disk per hash slot when nothing of this game is stored yet
@@ -97,7 +98,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         own, far = _sample(game, t)
         if i in t.children:  # a loopy tier is one task: scale the sample to all of it
             own, far = t.size, min(kids[i], far * t.size // max(1, own))
-        ws = max(own * (1 + 8 * game.max_children), slot * (own + far))
+        ws = max(own + 8 * far + block_bytes(game) * 2, slot * (own + far))
         if ws > largest:
             largest, at = ws, i
     worker = BASE + largest

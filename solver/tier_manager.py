@@ -79,10 +79,12 @@ FAN = 4  # planning guess: a task's solve reads at most this many times its own 
 
 def task_bytes(game: Game, own: int, kids: int, slot: int) -> int:
     """Planned memory of a task of `own` positions whose child tiers hold `kids`: the
-    larger of its reach phase (a byte per own position, its far children as int64 hashes,
-    at most max_children each) and its solve phase (own and child windows as records)."""
-    reach = own * (1 + 8 * game.max_children)
-    solve = slot * (own + min(kids, FAN * own))
+    larger of its reach phase (a byte per own position, its distinct far children as int64
+    hashes) and its solve phase (own and child windows as records); the far children are
+    guessed at most FAN times the own positions (plan.py measures them on samples)."""
+    far = min(kids, FAN * own)
+    reach = own + 8 * far + tier_worker.block_bytes(game) * threads()
+    solve = slot * (own + far)
     return max(reach, solve)
 
 
@@ -353,6 +355,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     summary["threads"] = threads() if not cluster else max(1, workers) * max(
         1, threads() // max(1, workers))
     summary["tier_seconds"] = round(time.perf_counter() - t0, 3)
+    if cluster:
+        summary["worker_task_seconds"] = round(getattr(record, "busy", 0.0), 3)
     store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))))
     return summary
 

@@ -43,7 +43,7 @@ from solver.kernels.records import (
 from solver.parallel import _executor, run_blocks, threads
 
 TEMPLATE = "solver.kernels.tiers"
-BLOCK = 1 << 16  # positions a reach block expands before sorting its far children
+FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
 GAP = 1 << 16  # far children further apart than this start a new window range
 GIB = 1 << 30
 REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
@@ -165,7 +165,8 @@ def _expand(k, game: Game, own, task: Task, lo: int, hi: int, parts: list) -> in
         new, m = k.forward_far(ctx, own, x, y, task.a, task.b, lo, hi, far, mc, ss)
         return new, (_unique(far[:m]) if m else None)
 
-    blocks = [(x, min(hi, x + BLOCK)) for x in range(lo, hi, BLOCK)]
+    step = max(1, FAR_BUFFER // mc)
+    blocks = [(x, min(hi, x + step)) for x in range(lo, hi, step)]
     if len(blocks) > 1 and threads() > 1:
         results = list(_executor().map(one, blocks))
     else:
@@ -176,6 +177,11 @@ def _expand(k, game: Game, own, task: Task, lo: int, hi: int, parts: list) -> in
         if far is not None:
             parts.append(far)
     return new
+
+
+def block_bytes(game: Game) -> int:
+    """Memory of one reach block's far-child buffer."""
+    return 8 * max(1, FAR_BUFFER // game.max_children) * game.max_children
 
 
 def needs(group, task: Task) -> tuple[tuple[int, int], ...]:
@@ -248,8 +254,7 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
             "(the solve resumes where it stopped)")
     value_arr, rem_arr = group["value"], group["remoteness"]
     win = np.empty(slots, dtype)
-    for w, x, y in outside(task, segments):
-        win[w:w + y - x] = records(value_arr[x:y], rem_arr[x:y], dtype)
+    _load(win, outside(task, segments), value_arr, rem_arr, dtype)
     reached = group[REACHED][task.a:task.b]
     run_blocks(k.mark_primitives, (win, reached), task.a, task.b, obase, task.a)
     del reached
@@ -283,6 +288,24 @@ def _write(win, obase, lo, hi, value_arr, rem_arr, lock) -> int:
     split_records(own, value, rem)
     put([(value_arr, value), (rem_arr, rem.astype(rem_arr.dtype, copy=False))], lo, hi, lock)
     return int(np.count_nonzero(value))
+
+
+def _load(win, parts, value_arr, rem_arr, dtype) -> None:
+    """Child records into the window: many small parts share a chunk, so read each chunk
+    once (parts come sorted) and copy the parts out of it."""
+    chunk, n = value_arr.chunks[0], value_arr.shape[0]
+    held, v, r = -1, None, None
+    for w, x, y in parts:
+        while x < y:
+            c = x // chunk
+            if c != held:
+                lo = c * chunk
+                v, r, held = value_arr[lo:min(n, lo + chunk)], rem_arr[lo:min(n, lo + chunk)], c
+            stop = min(y, (c + 1) * chunk)
+            win[w:w + stop - x] = records(v[x - c * chunk:stop - c * chunk],
+                                          r[x - c * chunk:stop - c * chunk], dtype)
+            w += stop - x
+            x = stop
 
 
 def _sweeps(k, game: Game, win, seg, lo, hi, obase, bad) -> None:
