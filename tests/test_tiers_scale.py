@@ -1,0 +1,120 @@
+"""The tier engine at scale: task plans, the memory budget, re-run tasks, finer Connect-4
+tiers and `gsolve plan`, checked against counts derived by hand and against other
+methods' bytes."""
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+
+from games import get_game
+from games.base import GsolveError
+from solver import tier_manager, tier_worker
+from solver.cli import main
+from solver.database import (
+    CHUNK,
+    Database,
+    PartialStore,
+    create_array,
+    group_path,
+    remoteness_dtype,
+)
+from solver.solve import solve
+
+
+def arrays(game, root):
+    db = Database.open(game, root)
+    return db.value_array[:], db.remoteness_array[:]
+
+
+@pytest.mark.parametrize("name,variant", [("connect4", "width=5,height=4"),
+                                          ("hexapawn", "width=4,height=4"),
+                                          ("baghchal", None)])
+def test_plan_covers_the_hash_and_keeps_loopy_tiers_whole(name, variant):
+    game = get_game(name, variant)
+    p = tier_manager.plan(game, 1 << 20, chunk=CHUNK // 16, max_task=CHUNK // 8)
+    assert p.cuts[0] == 0 and p.cuts[-1] == game.hash_size
+    assert all(a < b for a, b in itertools.pairwise(p.cuts))
+    assert len(p.tasks) > 1
+    where = {}
+    for task in p.tasks:
+        for t, lo, hi, loopy in task.pieces:
+            where.setdefault(t, []).append(task.index)
+            if loopy:  # a loopy tier's sweeps need all of it: never split
+                assert (lo, hi) == (p.tiers[t].start, p.tiers[t].stop)
+    rank = {i: k for k, i in enumerate(p.run_order)}
+    for task in p.tasks:
+        for t, _, _, _ in task.pieces:
+            for c in p.tiers[t].children:
+                for j in where.get(c, []):
+                    if j != task.index:  # children run first, and are waited for
+                        assert j in p.deps[task.index] and rank[j] < rank[task.index]
+
+
+def test_small_tasks_write_the_same_bytes_as_dfs(tmp_path):
+    game = get_game("connect4", "width=4,height=4,connect=3")
+    solve(game, "dfs", root=tmp_path / "ref")
+    path = group_path(tmp_path / "tiers", game)
+    summary = tier_manager.solve_into(game, path, fresh=True, max_task=4096)
+    assert summary["tasks"] > 40
+    for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "tiers"),
+                    strict=True):
+        assert np.array_equal(x, y)
+
+
+def test_a_task_run_twice_writes_the_same_bytes(tmp_path):
+    """What a retried cluster task does: reach and solve again over their own output."""
+    game = get_game("connect4", "width=4,height=4,connect=3")
+    solve(game, "dfs", root=tmp_path / "ref")
+    path = group_path(tmp_path / "tiers", game)
+    store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), True)
+    create_array(store.group, tier_worker.REACHED, (game.hash_size,), np.uint8)
+    p = tier_manager.plan(game)
+    for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
+        for i in order:
+            for _ in range(2):
+                if phase == "reach":
+                    tier_worker.reach(game, store.group, p.tasks[i])
+                else:
+                    tier_worker.solve(game, store.group, p.tasks[i])
+    ref = arrays(game, tmp_path / "ref")
+    assert np.array_equal(store.value[:], ref[0])
+    assert np.array_equal(store.remoteness[:].astype(ref[1].dtype), ref[1])
+
+
+def test_a_budget_too_small_is_refused_up_front_with_the_number(tmp_path):
+    game = get_game("connect4", "width=5,height=4")
+    path = group_path(tmp_path, game)
+    with pytest.raises(GsolveError, match=r"needs at least [0-9.]+ GiB .* raise --memory"):
+        tier_manager.solve_into(game, path, memory=1 << 20)
+    assert not (path / "zarr.json").exists()
+
+
+def test_connect4_tiers_are_height_vectors():
+    """6x5 has 6^6 height vectors; a tier holds C(n, ceil(n/2)) colourings of its n pieces
+    and its children add a piece to one column that is not full."""
+    game = get_game("connect4", "width=6,height=5")
+    tiers = game.tiers()
+    assert len(tiers) == 6 ** 6
+    by_label = {t.label.split("heights ")[1]: i for i, t in enumerate(tiers)}
+    for heights in [(0,) * 6, (5, 5, 5, 5, 5, 4), (1, 2, 3, 4, 5, 0), (5,) * 6]:
+        t = tiers[by_label["".join(map(str, heights))]]
+        n = sum(heights)
+        assert t.size == math.comb(n, (n + 1) // 2)
+        kids = {tiers[c].label.split("heights ")[1] for c in t.children}
+        want = {"".join(map(str, heights[:c] + (heights[c] + 1,) + heights[c + 1:]))
+                for c in range(6) if heights[c] < 5}
+        assert kids == want
+
+
+def test_plan_command(capsys):
+    assert main(["plan", "connect4", "-V", "width=6,height=5", "--json"]) == 0
+    p = json.loads(capsys.readouterr().out)
+    assert p["tiers"] == 6 ** 6 and p["loopy_tiers"] == 0
+    assert p["hash_slots"] == get_game("connect4", "width=6,height=5").hash_size
+    # the largest task is a chunk and its child ranges, far below a byte per hash slot
+    assert p["worker_memory_bytes"] < p["hash_slots"] / 4
+    assert main(["plan", "hanoi"]) == 2
+    assert "does not define tiers" in capsys.readouterr().err
