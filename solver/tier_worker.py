@@ -122,13 +122,14 @@ def reach(game: Game, group, task: Task, lock=None) -> int:
         raise _bad(game, task)
     del seg
     chunk = arr.chunks[0]
-    hold = lock or (lambda c: contextlib.nullcontext())
+    hold = lock or (lambda cs: contextlib.nullcontext())
     cid = far // chunk
     cuts = np.flatnonzero(np.diff(cid)) + 1
-    for part in np.split(far, cuts) if far.size else ():
-        c = int(part[0] // chunk)
-        lo, hi = c * chunk, min(arr.shape[0], (c + 1) * chunk)
-        with hold(c):
+    parts = np.split(far, cuts) if far.size else []
+    with hold(sorted({int(p[0] // chunk) for p in parts})):  # one round trip for all
+        for part in parts:
+            c = int(part[0] // chunk)
+            lo, hi = c * chunk, min(arr.shape[0], (c + 1) * chunk)
             cur = arr[lo:hi]
             cur[part - lo] = np.maximum(cur[part - lo], 1)
             arr[lo:hi] = cur
@@ -209,8 +210,8 @@ def merge(spans):
 
 
 def put(pairs, lo: int, hi: int, lock=None) -> None:
-    """arr[lo:hi] = data for each (arr, data) of arrays chunked alike; a chunk the range
-    covers only in part is rewritten under lock(chunk index) when a lock is given."""
+    """arr[lo:hi] = data for each (arr, data) of arrays chunked alike; the chunks the range
+    covers only in part are rewritten under lock([chunk indices]) when a lock is given."""
     if lock is None:
         for arr, data in pairs:
             arr[lo:hi] = data
@@ -223,11 +224,11 @@ def put(pairs, lo: int, hi: int, lock=None) -> None:
     first, last = lo // chunk, (hi - 1) // chunk
     mid_lo = lo if whole(first) else min(hi, (first + 1) * chunk)
     mid_hi = hi if whole(last) else max(mid_lo, last * chunk)
-    for x, y in ((lo, mid_lo), (mid_hi, hi)):
-        if x < y:
-            with lock(x // chunk):
-                for arr, data in pairs:
-                    arr[x:y] = data[x - lo:y - lo]
+    edges = [(x, y) for x, y in ((lo, mid_lo), (mid_hi, hi)) if x < y]
+    with lock(sorted({x // chunk for x, _ in edges})):
+        for x, y in edges:
+            for arr, data in pairs:
+                arr[x:y] = data[x - lo:y - lo]
     if mid_lo < mid_hi:
         for arr, data in pairs:
             arr[mid_lo:mid_hi] = data[mid_lo - lo:mid_hi - lo]
@@ -370,12 +371,15 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
         _games[key] = get_game(name, variant)
     game = _games[key]
     group = open_group(store)
-    from distributed import Lock
+    from distributed import MultiLock
 
     prefix = f"gsolve-{phase}-{store}-"
 
-    def lock(c):
-        return Lock(prefix + str(c))
+    def lock(chunks):
+        """All the chunk locks at once (one scheduler round trip, no lock-order deadlock)."""
+        if not chunks:
+            return contextlib.nullcontext()
+        return MultiLock([prefix + str(c) for c in chunks])
 
     t0 = time.perf_counter()
     if phase == "reach":
