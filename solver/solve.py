@@ -21,7 +21,7 @@ from solver.database import (
     partial_path,
     write_arrays,
 )
-from solver.kernels.records import SHIFT, VALUE_MASK, split_records
+from solver.kernels.records import SHIFT, VALUE_MASK, record_summary, split_records
 from solver.progress import Progress
 
 # method -> (module, what it needs from the game)
@@ -73,14 +73,15 @@ class SolveResult:
 
 
 def _summary_attrs(rec: np.ndarray, start: int, puzzle: bool) -> dict:
-    values = np.bincount(rec & VALUE_MASK, minlength=8)
+    values = np.zeros(8, np.int64)
+    longest = int(record_summary(rec, values))
     sv, sr = int(rec[start] & VALUE_MASK), int(rec[start] >> SHIFT)
     return {
         "positions": int(values[1:5].sum()),
         "values": {VALUE_WORDS[v]: int(values[v]) for v in (4, 1, 3, 2) if values[v]},
         "start_value": VALUE_WORDS[sv],
         "start_remoteness": shown_remoteness(sv, sr, puzzle),
-        "max_remoteness": int((rec >> SHIFT).max()) if rec.size else 0,
+        "max_remoteness": longest,
     }
 
 
