@@ -137,25 +137,45 @@ def _enumerate_combos(ncells, bounds, predicate):
 
 @njit(cache=True, nogil=True)
 def rank(ctx, board, turn):
-    """Hash of `board` (piece type per cell) with side `turn`; -1 if its counts are invalid."""
-    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx
+    """Hash of `board` (piece type per cell) with side `turn`; -1 if its counts are invalid.
+
+    Two and three piece types (the common case) take one pass over the board: type 0's
+    colex rank among all cells and type 1's among the cells type 0 left, side by side.
+    More types count, then rank, type by type."""
+    meta, binom, combo_index, counts, combo_radix, combo_offset = ctx
     n = meta[0]
     k = meta[1]
+    if k <= 3:
+        m0 = 0
+        m1 = 0
+        r0 = np.int64(0)
+        r1 = np.int64(0)
+        for i in range(n):
+            p = board[i]
+            if p == 0:
+                m0 += 1
+                r0 += binom[i, m0]
+            elif p == 1 and k == 3:
+                m1 += 1
+                r1 += binom[i - m0, m1]
+        combo = combo_index[m0 + m1 * (n + 1)]
+        if combo < 0:
+            return -1
+        rad = combo_radix[combo, 0]
+        return combo_offset[combo] + (turn * binom[n, m0] + r0) * rad + r1
     radix = n + 1
     key = 0
     place = 1
-    sub = np.int64(0)
-    # first pass: counts, to find the combination
     for t in range(k - 1):
         c = 0
         for i in range(n):
-            if board[i] == t:
-                c += 1
+            c += board[i] == t
         key += c * place
         place *= radix
     combo = combo_index[key]
     if combo < 0:
         return -1
+    sub = np.int64(0)
     for t in range(k - 1):
         u = 0
         m = 0
@@ -169,7 +189,7 @@ def rank(ctx, board, turn):
                 r += binom[u, m]
             u += 1
         sub += r * combo_radix[combo, t]
-    arr = combo_radix[combo, 0] * binom[n, _counts[combo, 0]]
+    arr = combo_radix[combo, 0] * binom[n, counts[combo, 0]]
     return combo_offset[combo] + turn * arr + sub
 
 
@@ -182,14 +202,43 @@ def combo_of(ctx, h):
 
 @njit(cache=True, nogil=True)
 def unrank(ctx, h, board):
-    """Write the board of hash h into `board`; return the side to move."""
+    """Write the board of hash h into `board`; return the side to move.
+
+    Three or two types decode in one pass from the last cell down: a cell is type 0 when
+    type 0's next binomial fits its remaining rank, else type 1 when type 1's binomial
+    (over the cells below not left to type 0) fits, else the last type."""
     meta, binom, _index, counts, combo_radix, combo_offset = ctx
     n = meta[0]
     k = meta[1]
     combo = np.searchsorted(combo_offset, h, side="right") - 1
     r = h - combo_offset[combo]
-    arr = combo_radix[combo, 0] * binom[n, counts[combo, 0]]
-    turn = r // arr
+    rad = combo_radix[combo, 0]
+    hi = r // rad  # turn * C(n, c0) + type 0's rank
+    c0 = counts[combo, 0]
+    arr0 = binom[n, c0]
+    turn = hi // arr0
+    if k <= 3:
+        r0 = hi - turn * arr0
+        r1 = r - hi * rad
+        m0 = c0
+        m1 = counts[combo, 1] if k == 3 else 0
+        last = k - 1
+        for i in range(n - 1, -1, -1):
+            b = binom[i, m0]
+            if m0 > 0 and b <= r0:
+                board[i] = 0
+                r0 -= b
+                m0 -= 1
+            else:
+                b = binom[i - m0, m1]
+                if m1 > 0 and b <= r1:
+                    board[i] = 1
+                    r1 -= b
+                    m1 -= 1
+                else:
+                    board[i] = last
+        return turn
+    arr = rad * arr0
     r -= turn * arr
     last = k - 1
     for i in range(n):

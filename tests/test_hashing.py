@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from hashing import HashContext
+from hashing.generic import rank, unrank
 
 
 def brute_force(ncells, bounds, predicate=None):
@@ -83,3 +85,119 @@ def test_roundtrip_large_board(board, turn):
 
 
 HASH20 = HashContext(20, [(0, 20), (0, 20), (0, 20)], turn=True)
+
+
+# The numbering before the one-pass rank/unrank (commit a429aa8), kept verbatim as the
+# reference: stored databases depend on every hash value staying the same.
+@njit(cache=True)
+def _old_rank(ctx, board, turn):
+    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx
+    n = meta[0]
+    k = meta[1]
+    radix = n + 1
+    key = 0
+    place = 1
+    sub = np.int64(0)
+    for t in range(k - 1):
+        c = 0
+        for i in range(n):
+            if board[i] == t:
+                c += 1
+        key += c * place
+        place *= radix
+    combo = combo_index[key]
+    if combo < 0:
+        return -1
+    for t in range(k - 1):
+        u = 0
+        m = 0
+        r = np.int64(0)
+        for i in range(n):
+            p = board[i]
+            if p < t:
+                continue
+            if p == t:
+                m += 1
+                r += binom[u, m]
+            u += 1
+        sub += r * combo_radix[combo, t]
+    arr = combo_radix[combo, 0] * binom[n, _counts[combo, 0]]
+    return combo_offset[combo] + turn * arr + sub
+
+
+@njit(cache=True)
+def _old_unrank(ctx, h, board):
+    meta, binom, _index, counts, combo_radix, combo_offset = ctx
+    n = meta[0]
+    k = meta[1]
+    combo = np.searchsorted(combo_offset, h, side="right") - 1
+    r = h - combo_offset[combo]
+    arr = combo_radix[combo, 0] * binom[n, counts[combo, 0]]
+    turn = r // arr
+    r -= turn * arr
+    last = k - 1
+    for i in range(n):
+        board[i] = last
+    u_t = n
+    for t in range(k - 1):
+        c = counts[combo, t]
+        rt = r // combo_radix[combo, t]
+        r -= rt * combo_radix[combo, t]
+        m = c
+        u = u_t - 1
+        i = n - 1
+        while m > 0:
+            if board[i] == last:
+                b = binom[u, m]
+                if b <= rt:
+                    board[i] = t
+                    rt -= b
+                    m -= 1
+                u -= 1
+            i -= 1
+        u_t -= c
+    return turn
+
+
+@njit  # not cached: numba's cache would keep a stale copy of rank/unrank inside it
+def _compare(ctx, boards, turns, hs, a, b):
+    """Ranks of `boards` and unranks of `hs`, by the new and the old code; mismatches."""
+    bad = 0
+    for j in range(boards.shape[0]):
+        bad += rank(ctx, boards[j], turns[j]) != _old_rank(ctx, boards[j], turns[j])
+    for j in range(hs.shape[0]):
+        bad += unrank(ctx, hs[j], a) != _old_unrank(ctx, hs[j], b)
+        for i in range(a.shape[0]):
+            bad += a[i] != b[i]
+    return bad
+
+
+SAME_CASES = [
+    HashContext(16, [(0, 16)] * 3, turn=True),  # quixo 4x4
+    HashContext(25, [(0, 25)] * 3, turn=True),  # quixo 5x5
+    HashContext(9, [(0, 5), (0, 4), (0, 9)], turn=True,
+                predicate=lambda c: c[0] == c[1] or c[0] == c[1] + 1),  # tic-tac-toe
+    HashContext(24, [(0, 9), (0, 9), (6, 24)], turn=True),  # morris-like bounds
+    HashContext(42, [(0, 10), (0, 10), (22, 42)]),  # connect-4 sized cells
+    HashContext(33, [(0, 33), (0, 33)]),  # peg solitaire: two types
+    HashContext(20, [(0, 20)] * 3, turn=True).tier((6, 5, 9)),
+    HashContext(12, [(0, 12)] * 4, turn=True),
+    HashContext(10, [(0, 3), (0, 3), (0, 2), (0, 10), (0, 10)]),
+]
+
+
+@pytest.mark.parametrize("ctx", SAME_CASES, ids=lambda c: f"{c.ncells}x{c.ntypes}")
+def test_numbering_unchanged(ctx):
+    rng = np.random.default_rng(ctx.ncells * 7 + ctx.ntypes)
+    k, n, m = ctx.ntypes, ctx.ncells, 20000
+    # boards near each valid combination: shuffle a random combination's pieces
+    combos = np.array(ctx.combos)[rng.integers(0, len(ctx.combos), m)]
+    boards = np.empty((m, n), np.int8)
+    for j in range(m):
+        boards[j] = rng.permutation(np.repeat(np.arange(k), combos[j]))
+    boards[: m // 10] = rng.integers(0, k, size=(m // 10, n))  # some with invalid counts
+    turns = rng.integers(0, ctx.turns, m).astype(np.int64)
+    hs = np.concatenate([rng.integers(0, ctx.size, m), ctx.offsets[:-1], ctx.offsets[1:] - 1,
+                         [0, ctx.size - 1]]).astype(np.int64)
+    a, b = np.empty(n, np.int8), np.empty(n, np.int8)
+    assert _compare(ctx.nb, boards, turns, hs, a, b) == 0
