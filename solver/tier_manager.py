@@ -373,7 +373,7 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                 continue
             task = p.tasks[i]
             if phase == "reach":
-                found += tier_worker.reach(game, group, task)
+                found += tier_worker.reach(game, group, task, limit=limit)
             else:
                 def piece(t, lo, hi):
                     record.piece(t, lo, hi)

@@ -92,28 +92,50 @@ def _bad(game: Game, task: Task) -> GsolveError:
                        "its tier does not list as a child")
 
 
-def reach(game: Game, group, task: Task, lock=None) -> int:
+def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
     """Phase 1 of a task; returns the positions it found reachable in its own range.
 
-    Only the own range is held as bytes; children outside it are collected as sorted
-    hashes, pushed into the store, and kept as the ranges the solve phase reads
-    (`needs-<task>`), so neither phase holds a child tier it touches only in part."""
+    Children outside the task are pushed into the store and kept as the ranges the solve
+    phase reads (`needs-<task>`), so the solve never holds a child tier it touches only in
+    part. When a byte per slot of the task's whole child tiers fits in `limit` (or no
+    limit is given) they are marked in that window; otherwise only the own range is held
+    and the far children are collected as hashes and sorted (slower, little memory)."""
     from solver.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
     arr = group[REACHED]
-    own = (arr[task.a:task.b] != 0).astype(np.uint8)  # an earlier try starts over
+    gstart, gstop, woff, obase, slots = window(task)
+    if not limit or 2 * slots <= limit:
+        win = np.zeros(slots, np.uint8)
+        own = win[task.a + obase:task.b + obase]
+    else:
+        win = None
+        own = np.empty(task.size, np.uint8)
+    own[:] = arr[task.a:task.b] != 0  # an earlier try starts over
     if task.a <= game.start < task.b:
         own[game.start - task.a] = 1
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     parts: list[np.ndarray] = []
     for _tier, lo, hi, loopy in reversed(task.pieces):  # parents first
         while True:
-            new = _expand(k, game, own, task, lo, hi, parts)
+            if win is not None:
+                new = run_blocks(k.forward, (ctx, win, gstart, gstop, woff), lo, hi, obase,
+                                 lo, hi, mc, ss)
+                if new < 0:
+                    raise _bad(game, task)
+            else:
+                new = _expand(k, game, own, task, lo, hi, parts)
             if not loopy or new == 0:
                 break
         if len(parts) > 16:
             parts[:] = [_unique(np.concatenate(parts))]
-    far = _unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
+    if win is not None:
+        parts = [x + np.flatnonzero(win[w:w + y - x]) for w, x, y in outside(task)]
+        far = np.concatenate(parts) if parts else np.empty(0, np.int64)
+        own = own.copy()
+        del win
+    else:
+        far = _unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
     del parts
     gstart = np.array([s for s, _ in task.segments], np.int64)
     gstop = np.array([e for _, e in task.segments], np.int64)
@@ -383,7 +405,7 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
 
     t0 = time.perf_counter()
     if phase == "reach":
-        n = reach(game, group, task, lock)
+        n = reach(game, group, task, lock, limit)
     else:
         n = solve(game, group, task, lock=lock, limit=limit)
     return {"task": task.index, "phase": phase, "positions": n,

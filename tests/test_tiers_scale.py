@@ -64,7 +64,8 @@ def test_small_tasks_write_the_same_bytes_as_dfs(tmp_path):
         assert np.array_equal(x, y)
 
 
-def test_a_task_run_twice_writes_the_same_bytes(tmp_path):
+@pytest.mark.parametrize("limit", [0, 1])  # reach in a window of child tiers / sparse
+def test_a_task_run_twice_writes_the_same_bytes(tmp_path, limit):
     """What a retried cluster task does: reach and solve again over their own output."""
     game = get_game("connect4", "width=4,height=4,connect=3")
     solve(game, "dfs", root=tmp_path / "ref")
@@ -76,7 +77,7 @@ def test_a_task_run_twice_writes_the_same_bytes(tmp_path):
         for i in order:
             for _ in range(2):
                 if phase == "reach":
-                    tier_worker.reach(game, store.group, p.tasks[i])
+                    tier_worker.reach(game, store.group, p.tasks[i], limit=limit)
                 else:
                     tier_worker.solve(game, store.group, p.tasks[i])
     ref = arrays(game, tmp_path / "ref")
