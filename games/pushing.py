@@ -119,6 +119,23 @@ def push_primitive(board, lines, n, me):
 
 
 @njit(cache=True, nogil=True)
+def _any_line(board, lines):
+    """Whether either side fills a line (has_line for X and for O, in one pass)."""
+    for i in range(lines.shape[0]):
+        p = board[lines[i, 0]]
+        if p == BLANK:
+            continue
+        full = True
+        for j in range(1, lines.shape[1]):
+            if board[lines[i, j]] != p:
+                full = False
+                break
+        if full:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def push_children(hctx, n, board, work, me, out, moves):
     """Every push of `me` on `board`, ranked with the other side to move."""
     k = 0
@@ -148,7 +165,7 @@ def push_parents(hctx, lines, n, board, work, me, out):
                 continue
             for w in range(2):
                 unpush(board, work, n, i, d, prev if w == 0 else BLANK)
-                if has_line(work, lines, X) or has_line(work, lines, O):
+                if _any_line(work, lines):
                     continue
                 p = rank(hctx, work, prev)
                 dup = False

@@ -263,20 +263,18 @@ def unrank(ctx, h, board):
         m0 = c0
         m1 = counts[combo, 1] if k == 3 else 0
         last = k - 1
+        # branch-free: a type's binomial never fits once its pieces are all placed (its
+        # remaining rank is 0 and C(u, 0) = 1)
         for i in range(n - 1, -1, -1):
             b = binom[i, m0]
-            if m0 > 0 and b <= r0:
-                board[i] = 0
-                r0 -= b
-                m0 -= 1
-            else:
-                b = binom[i - m0, m1]
-                if m1 > 0 and b <= r1:
-                    board[i] = 1
-                    r1 -= b
-                    m1 -= 1
-                else:
-                    board[i] = last
+            x = np.int64(b <= r0)
+            r0 -= b * x
+            m0 -= x
+            b = binom[i - m0, m1]
+            o = np.int64(b <= r1) * (1 - x)
+            r1 -= b * o
+            m1 -= o
+            board[i] = o + (1 - x - o) * last
         return turn
     arr = rad * arr0
     r -= turn * arr
