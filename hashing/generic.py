@@ -25,8 +25,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numba import njit
 
-# meta[] slots
+# meta[] slots; from POP on, the tables of `_nibble_tables` (kept in meta, not as more
+# arrays: every array in the context tuple costs each jitted call that passes it ~7 ns)
 NCELLS, NTYPES, TURNS, NCOMBOS, SIZE = range(5)
+POP = 5  # POP + q: set bits of the nibble q (16 slots)
+NIB = POP + 16  # NIB + (c * (ncells + 1) + m) * 16 + q: nib[c, m, q]
 
 
 class HashContext:
@@ -85,10 +88,11 @@ class HashContext:
         self.size = int(combo_offset[-1])
         if self.size >= 2**62:
             raise ValueError("hash space too large")
-        meta = np.array([ncells, k, self.turns, ncombos, self.size], dtype=np.int64)
+        nib, pop = _nibble_tables(ncells)
+        meta = np.concatenate([np.array([ncells, k, self.turns, ncombos, self.size],
+                                        dtype=np.int64), pop, nib.ravel()])
         self.offsets = combo_offset
-        self.nb = (meta, binom, combo_index, combo_counts, combo_radix, combo_offset,
-                   *_nibble_tables(ncells))
+        self.nb = (meta, binom, combo_index, combo_counts, combo_radix, combo_offset)
 
     def tier(self, combo: Sequence[int]) -> HashContext:
         """A context of one piece-count combination, ranking from 0."""
@@ -111,7 +115,7 @@ class HashContext:
 def _nibble_tables(ncells: int) -> tuple[np.ndarray, np.ndarray]:
     """nib[c, m, q]: the colex-rank part of cells 4c..4c+3 holding the set bits of q when m
     chosen cells come before them (sum of C(cell, its 1-based index)); pop[q]: bits of q.
-    rank reads a chosen-cell bit mask four cells per lookup instead of one."""
+    rank reads a chosen-cell bit mask four cells per lookup instead of one (in meta)."""
     chunks = (ncells + 3) // 4
     nib = np.zeros((chunks, ncells + 1, 16), dtype=np.int64)
     for c in range(chunks):
@@ -165,11 +169,10 @@ def rank(ctx, board, turn):
     that builds two bit masks: type 0's cells, and type 1's among the cells type 0 left;
     each mask's colex rank is then summed four bits per lookup (`_nibble_tables`).
     More types count, then rank, type by type."""
-    meta, binom, combo_index, counts, combo_radix, combo_offset = ctx[:6]
+    meta, binom, combo_index, counts, combo_radix, combo_offset = ctx
     n = meta[0]
     k = meta[1]
     if k <= 3:
-        nib, pop = ctx[6], ctx[7]
         one = 1 if k == 3 else 127  # type 1, unless it is the last type
         xm = np.int64(0)  # bit i: cell i holds type 0
         om = np.int64(0)  # bit j: the j-th cell without type 0 holds type 1
@@ -180,24 +183,21 @@ def rank(ctx, board, turn):
             xm |= x << i
             om |= np.int64(p == one) << (i - m0)
             m0 += x
+        # four cells per lookup, fixed trip count (a zero nibble adds 0)
         r0 = np.int64(0)
-        m = 0
-        c = 0
-        while xm:
-            q = xm & 15
-            r0 += nib[c, m, q]
-            m += pop[q]
-            xm >>= 4
-            c += 1
         r1 = np.int64(0)
+        m = 0
         m1 = 0
-        c = 0
-        while om:
+        row = 16 * (n + 1)
+        for c in range((n + 3) // 4):
+            q = xm & 15
+            r0 += meta[NIB + c * row + m * 16 + q]
+            m += meta[POP + q]
+            xm >>= 4
             q = om & 15
-            r1 += nib[c, m1, q]
-            m1 += pop[q]
+            r1 += meta[NIB + c * row + m1 * 16 + q]
+            m1 += meta[POP + q]
             om >>= 4
-            c += 1
         combo = combo_index[m0 + m1 * (n + 1)]
         if combo < 0:
             return -1
@@ -247,7 +247,7 @@ def unrank(ctx, h, board):
     Three or two types decode in one pass from the last cell down: a cell is type 0 when
     type 0's next binomial fits its remaining rank, else type 1 when type 1's binomial
     (over the cells below not left to type 0) fits, else the last type."""
-    meta, binom, _index, counts, combo_radix, combo_offset = ctx[:6]
+    meta, binom, _index, counts, combo_radix, combo_offset = ctx
     n = meta[0]
     k = meta[1]
     combo = np.searchsorted(combo_offset, h, side="right") - 1

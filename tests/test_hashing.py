@@ -87,12 +87,11 @@ def test_roundtrip_large_board(board, turn):
 HASH20 = HashContext(20, [(0, 20), (0, 20), (0, 20)], turn=True)
 
 
-# The numbering before the one-pass rank/unrank (commit a429aa8), kept as it was (but for
-# ctx[:6]: the context tuple has grown) as the reference: stored databases depend on every
-# hash value staying the same.
+# The numbering before the one-pass rank/unrank (commit a429aa8), kept as it was as the
+# reference: stored databases depend on every hash value staying the same.
 @njit(cache=True)
 def _old_rank(ctx, board, turn):
-    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx[:6]
+    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx
     n = meta[0]
     k = meta[1]
     radix = n + 1
@@ -128,7 +127,7 @@ def _old_rank(ctx, board, turn):
 
 @njit(cache=True)
 def _old_unrank(ctx, h, board):
-    meta, binom, _index, counts, combo_radix, combo_offset = ctx[:6]
+    meta, binom, _index, counts, combo_radix, combo_offset = ctx
     n = meta[0]
     k = meta[1]
     combo = np.searchsorted(combo_offset, h, side="right") - 1
