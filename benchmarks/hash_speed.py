@@ -52,7 +52,7 @@ def _parents_loop(ctx, hs, out, scratch):
 def _time(fn, *args):
     fn(*args)  # compile / warm
     best = float("inf")
-    for _ in range(3):
+    for _ in range(5):
         t = time.perf_counter()
         fn(*args)
         best = min(best, time.perf_counter() - t)
