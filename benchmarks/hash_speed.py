@@ -1,7 +1,9 @@
 """ns per generic-hash rank/unrank call, and Quixo children/parents per position.
 
-Usage: python benchmarks/hash_speed.py [--n 200000]. Single thread; numbers vary with
-machine load, so compare runs taken back to back."""
+Usage: python benchmarks/hash_speed.py [--n 200000]. Single thread, best of 5; numbers
+vary with machine load, so compare runs taken back to back. Before/after: run this file
+from a `git archive <rev> games hashing` copy with PYTHONPATH set to it, and a separate
+NUMBA_CACHE_DIR (numba's cache of a caller keeps the rank it was compiled with)."""
 
 from __future__ import annotations
 
