@@ -126,8 +126,11 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
             return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
 
         cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task)
+    level = [0] * len(tiers)  # 1 + the deepest child: tiers of one level never need each other
+    for t in order:
+        level[t] = 1 + max((level[c] for c in tiers[t].children if c != t), default=-1)
     while True:
-        tasks, deps = _tasks(tiers, starts, loopy, order, cuts)
+        tasks, deps = _tasks(tiers, starts, loopy, level, cuts)
         run_order, stuck = _topological(deps)
         if not stuck:
             return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game)
@@ -180,8 +183,7 @@ def _cut(tiers, starts, loopy, n, chunk, fits, max_task) -> list[int]:
     return cuts
 
 
-def _tasks(tiers, starts, loopy, order, cuts):
-    rank = {t: i for i, t in enumerate(order)}
+def _tasks(tiers, starts, loopy, level, cuts):
     tasks, deps = [], []
     for i in range(len(cuts) - 1):
         a, b = cuts[i], cuts[i + 1]
@@ -189,7 +191,7 @@ def _tasks(tiers, starts, loopy, order, cuts):
         t1 = bisect.bisect_left(starts, b)
         mine = range(t0, t1)
         pieces = sorted(((t, max(a, tiers[t].start), min(b, tiers[t].stop), loopy[t])
-                         for t in mine if tiers[t].size), key=lambda p: rank[p[0]])
+                         for t in mine if tiers[t].size), key=lambda p: (level[p[0]], p[1]))
         spans = [(a, b)]
         need: set[int] = set()
         for t in mine:
@@ -200,7 +202,8 @@ def _tasks(tiers, starts, loopy, order, cuts):
                     hi = bisect.bisect_left(cuts, tiers[c].stop)
                     need.update(range(lo, hi))
         need.discard(i)
-        tasks.append(Task(i, a, b, tuple(pieces), tuple(tier_worker.merge(spans))))
+        tasks.append(Task(i, a, b, tuple(pieces), tuple(tier_worker.merge(spans)),
+                          tuple(level[p[0]] for p in pieces)))
         deps.append(sorted(need))
     return tasks, deps
 
@@ -312,6 +315,134 @@ class Record:
         self.store.set_attrs(**attrs)
 
 
+# -- what a single process keeps in memory ----------------------------------------------
+class ChunkCache:
+    """Copies of store chunks (reach bytes, values, remoteness) a single-process solve
+    keeps so that a task reads its own pending reach bytes and its child ranges from memory
+    rather than decompressing them again. Writes still all go to the store (resume and
+    bytes are unchanged); the manager drops a task's chunks once nothing will read them
+    again, and the least recently used go first past `capacity` bytes."""
+
+    def __init__(self, capacity: int):
+        from collections import OrderedDict
+
+        self.capacity, self.used = max(0, capacity), 0
+        self.data: OrderedDict = OrderedDict()  # (array name, chunk) -> ndarray
+        self.hits = self.misses = 0
+
+    def get(self, key):
+        x = self.data.get(key)
+        if x is not None:
+            self.data.move_to_end(key)
+        return x
+
+    def put(self, key, x: np.ndarray) -> None:
+        if x.nbytes > self.capacity:
+            return
+        self.drop(key)
+        self.data[key] = x
+        self.used += x.nbytes
+        while self.used > self.capacity:
+            _, y = self.data.popitem(last=False)
+            self.used -= y.nbytes
+
+    def drop(self, key) -> None:
+        x = self.data.pop(key, None)
+        if x is not None:
+            self.used -= x.nbytes
+
+    def drop_range(self, name: str, chunk: int, a: int, b: int) -> None:
+        """Forget the chunks of `name` that lie wholly inside [a, b)."""
+        for c in range(-(-a // chunk), b // chunk):
+            self.drop((name, c))
+
+
+class CachedArray:
+    """A 1-d store array read through a ChunkCache by whole chunks; writes go to the store
+    as before and refresh the cached copies of the chunks they cover."""
+
+    def __init__(self, arr, name: str, cache: ChunkCache):
+        self.arr, self.name, self.cache = arr, name, cache
+        self.chunk, self.n = arr.chunks[0], arr.shape[0]
+
+    def __getattr__(self, attr):
+        return getattr(self.arr, attr)
+
+    def _span(self, sl: slice) -> tuple[int, int]:
+        lo, hi, step = sl.indices(self.n)
+        if step != 1:
+            raise IndexError("CachedArray reads contiguous ranges only")
+        return lo, max(lo, hi)
+
+    def __getitem__(self, sl):
+        lo, hi = self._span(sl)
+        out = np.empty(hi - lo, self.arr.dtype)
+        ch = self.chunk
+        c, last = lo // ch, (hi - 1) // ch
+        while c <= last:
+            x = self.cache.get((self.name, c))
+            if x is None:  # read the run of missing chunks in one call
+                d = c
+                while d < last and self.cache.get((self.name, d + 1)) is None:
+                    d += 1
+                self.cache.misses += d - c + 1
+                got = self.arr[c * ch:min(self.n, (d + 1) * ch)]
+                for e in range(c, d + 1):
+                    part = got[(e - c) * ch:(e - c + 1) * ch]
+                    self._copy(out, lo, hi, e, part)
+                    self.cache.put((self.name, e), part.copy())
+                c = d + 1
+            else:
+                self.cache.hits += 1
+                self._copy(out, lo, hi, c, x)
+                c += 1
+        return out
+
+    def _copy(self, out, lo, hi, c, x) -> None:
+        s = c * self.chunk
+        x0, x1 = max(lo, s), min(hi, s + x.size)
+        out[x0 - lo:x1 - lo] = x[x0 - s:x1 - s]
+
+    def __setitem__(self, sl, data) -> None:
+        lo, hi = self._span(sl)
+        self.arr[lo:hi] = data
+        data = np.asarray(data, self.arr.dtype)
+        ch = self.chunk
+        for c in range(lo // ch, (hi - 1) // ch + 1 if hi > lo else lo // ch):
+            s, e = c * ch, min(self.n, (c + 1) * ch)
+            if lo <= s and e <= hi:
+                self.cache.put((self.name, c), data[s - lo:e - lo].copy())
+            else:
+                x = self.cache.get((self.name, c))
+                if x is not None:
+                    x0, x1 = max(lo, s), min(hi, e)
+                    x[x0 - s:x1 - s] = data[x0 - lo:x1 - lo]
+
+
+class CachedGroup:
+    """The partial store's group as a single-process worker sees it: the reach bytes and
+    the values read through the cache, everything else (the needs lists) as stored."""
+
+    CACHED = (REACHED, "value", "remoteness")
+
+    def __init__(self, group, cache: ChunkCache):
+        self.group, self.cache = group, cache
+        self.arrays: dict = {}
+
+    def __getitem__(self, name):
+        if name not in self.CACHED:
+            return self.group[name]
+        if name not in self.arrays:
+            self.arrays[name] = CachedArray(self.group[name], name, self.cache)
+        return self.arrays[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self.group
+
+    def __getattr__(self, attr):
+        return getattr(self.group, attr)
+
+
 # -- running ------------------------------------------------------------------------------
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
@@ -347,7 +478,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
                                    scheduler, per_task)
         else:
             worker_peak = 0
-            _run_local(game, store, p, record, progress, per_task)
+            _run_local(game, store, p, record, progress, per_task,
+                       budget - BASE - p.largest)
     finally:
         record.flush()  # an interrupted solve keeps every task it finished
     summary = _summarize(game, store, len(p.tiers), len(p.tasks))
@@ -362,10 +494,17 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
-               progress: Progress, limit: int) -> None:
+               progress: Progress, limit: int, cache_bytes: int) -> None:
     pause = float(os.environ.get("GSOLVE_TIER_PAUSE", "0"))  # lets tests interrupt a solve
-    group = store.group
+    cache = ChunkCache(cache_bytes)
+    group = CachedGroup(store.group, cache)
+    chunk = store.group[REACHED].chunks[0]
     n = len(p.tasks)
+    users = [0] * n  # tasks whose solve still reads each task's values
+    for i, d in enumerate(p.deps):
+        if i not in record.done["solve"]:
+            for j in d:
+                users[j] += 1
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
         for step, i in enumerate(order):
@@ -382,6 +521,12 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
 
                 found += tier_worker.solve(game, group, task, piece, eager=bool(pause),
                                            limit=limit)
+                cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
+                for j in (*p.deps[i], i):  # values no later solve reads are dropped
+                    users[j] -= j != i
+                    if users[j] == 0:
+                        for name in ("value", "remoteness"):
+                            cache.drop_range(name, chunk, p.tasks[j].a, p.tasks[j].b)
             record.task(phase, i)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
 

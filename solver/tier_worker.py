@@ -58,10 +58,29 @@ class Task:
     b: int
     pieces: tuple[tuple[int, int, int, bool], ...]  # (tier, lo, hi, loopy), children first
     segments: tuple[tuple[int, int], ...]  # window intervals, sorted, own range included
+    levels: tuple[int, ...] = ()  # each piece's depth in the tier graph (pieces sorted by it)
 
     @property
     def size(self) -> int:
         return self.b - self.a
+
+
+def runs(task: Task) -> list[tuple[int, int, bool, list]]:
+    """(lo, hi, loopy, pieces) of the task, children first: adjacent loop-free pieces of
+    one level (which never need each other) merged into one range, so thousands of small
+    tiers (Connect-4's height vectors) make a few ranges large enough for the thread pool."""
+    out: list[tuple[int, int, bool, list]] = []
+    for k, piece in enumerate(task.pieces):
+        _, lo, hi, loopy = piece
+        level = task.levels[k] if task.levels else None
+        if (out and level is not None and not loopy and not out[-1][2]
+                and out[-1][1] == lo and out[-1][3][-1][1] == level):
+            last = out[-1]
+            last[3].append((piece, level))
+            out[-1] = (last[0], hi, False, last[3])
+        else:
+            out.append((lo, hi, loopy, [(piece, level)]))
+    return [(lo, hi, loopy, [p for p, _ in ps]) for lo, hi, loopy, ps in out]
 
 
 def window(task: Task, segments=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
@@ -116,7 +135,7 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
         own[game.start - task.a] = 1
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     parts: list[np.ndarray] = []
-    for _tier, lo, hi, loopy in reversed(task.pieces):  # parents first
+    for lo, hi, loopy, _ in reversed(runs(task)):  # parents first
         while True:
             if win is not None:
                 new = run_blocks(k.forward, (ctx, win, gstart, gstop, woff), lo, hi, obase,
@@ -284,7 +303,7 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     seg = (gstart, gstop, woff)
     bad = _bad(game, task)
     decided = 0
-    for tier, lo, hi, loopy in task.pieces:
+    for lo, hi, loopy, pieces in runs(task):
         if not loopy:
             if run_blocks(k.combine_tier, (ctx, win, *seg), lo, hi, obase, mc, ss,
                           game.puzzle) < 0:
@@ -293,8 +312,9 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
             _sweeps(k, game, win, seg, lo, hi, obase, bad)
         if eager:
             decided += _write(win, obase, lo, hi, value_arr, rem_arr, lock)
-            if on_piece is not None:
-                on_piece(tier, lo, hi)
+            for tier, x, y, _ in pieces:
+                if on_piece is not None:
+                    on_piece(tier, x, y)
     if not eager:
         decided = _write(win, obase, task.a, task.b, value_arr, rem_arr, lock)
         for tier, lo, hi, _ in task.pieces:
