@@ -357,12 +357,42 @@ class ChunkCache:
             self.drop((name, c))
 
 
+class Writer:
+    """Store writes of a single-process solve on one background thread, in order, so that
+    compressing them overlaps the next task's kernels. A task is recorded finished by a
+    job queued after its writes, so a killed solve never claims an unwritten task."""
+
+    def __init__(self, depth: int = 8):
+        from collections import deque
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="gsolve-write")
+        self.pending: deque = deque()
+        self.depth = depth
+
+    def submit(self, fn, *args) -> None:
+        while len(self.pending) >= self.depth:
+            self.pending.popleft().result()
+        self.pending.append(self.pool.submit(fn, *args))
+
+    def wait(self) -> None:
+        """Every queued write done (raising its error, if any)."""
+        while self.pending:
+            self.pending.popleft().result()
+
+    def close(self) -> None:
+        try:
+            self.wait()
+        finally:
+            self.pool.shutdown()
+
+
 class CachedArray:
     """A 1-d store array read through a ChunkCache by whole chunks; writes go to the store
     as before and refresh the cached copies of the chunks they cover."""
 
-    def __init__(self, arr, name: str, cache: ChunkCache):
-        self.arr, self.name, self.cache = arr, name, cache
+    def __init__(self, arr, name: str, cache: ChunkCache, writer: Writer | None = None):
+        self.arr, self.name, self.cache, self.writer = arr, name, cache, writer
         self.chunk, self.n = arr.chunks[0], arr.shape[0]
 
     def __getattr__(self, attr):
@@ -386,6 +416,8 @@ class CachedArray:
                 while d < last and self.cache.get((self.name, d + 1)) is None:
                     d += 1
                 self.cache.misses += d - c + 1
+                if self.writer is not None:
+                    self.writer.wait()
                 got = self.arr[c * ch:min(self.n, (d + 1) * ch)]
                 for e in range(c, d + 1):
                     part = got[(e - c) * ch:(e - c + 1) * ch]
@@ -405,8 +437,11 @@ class CachedArray:
 
     def __setitem__(self, sl, data) -> None:
         lo, hi = self._span(sl)
-        self.arr[lo:hi] = data
-        data = np.asarray(data, self.arr.dtype)
+        data = np.array(data, self.arr.dtype)  # a copy: the caller may reuse its buffer
+        if self.writer is None:
+            self.arr[lo:hi] = data
+        else:
+            self.writer.submit(self.arr.__setitem__, slice(lo, hi), data)
         ch = self.chunk
         for c in range(lo // ch, (hi - 1) // ch + 1 if hi > lo else lo // ch):
             s, e = c * ch, min(self.n, (c + 1) * ch)
@@ -425,21 +460,23 @@ class CachedGroup:
 
     CACHED = (REACHED, "value", "remoteness")
 
-    def __init__(self, group, cache: ChunkCache):
-        self.group, self.cache = group, cache
+    def __init__(self, group, cache: ChunkCache, writer: Writer | None = None):
+        self.group, self.cache, self.writer = group, cache, writer
         self.arrays: dict = {}
 
     def __getitem__(self, name):
         if name not in self.CACHED:
             return self.group[name]
         if name not in self.arrays:
-            self.arrays[name] = CachedArray(self.group[name], name, self.cache)
+            self.arrays[name] = CachedArray(self.group[name], name, self.cache, self.writer)
         return self.arrays[name]
 
     def __contains__(self, name) -> bool:
         return name in self.group
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr):  # creating an array: after the queued writes
+        if self.writer is not None:
+            self.writer.wait()
         return getattr(self.group, attr)
 
 
@@ -497,8 +534,17 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                progress: Progress, limit: int, cache_bytes: int) -> None:
     pause = float(os.environ.get("GSOLVE_TIER_PAUSE", "0"))  # lets tests interrupt a solve
     cache = ChunkCache(cache_bytes)
-    group = CachedGroup(store.group, cache)
-    chunk = store.group[REACHED].chunks[0]
+    writer = None if pause else Writer()  # tests that interrupt a solve write in line
+    group = CachedGroup(store.group, cache, writer)
+    try:
+        _run_tasks(game, group, cache, writer, p, record, progress, limit, pause)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) -> None:
+    chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
     users = [0] * n  # tasks whose solve still reads each task's values
     for i, d in enumerate(p.deps):
@@ -527,7 +573,10 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                     if users[j] == 0:
                         for name in ("value", "remoteness"):
                             cache.drop_range(name, chunk, p.tasks[j].a, p.tasks[j].b)
-            record.task(phase, i)
+            if writer is None:
+                record.task(phase, i)
+            else:  # recorded once its queued writes are in the store
+                writer.submit(record.task, phase, i)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
 
 
