@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from hashing.generic import rank, unrank
+
 
 def line_table(width: int, height: int, length: int) -> np.ndarray:
     """Cells (row-major, top row 0) of every horizontal, vertical and diagonal line."""
@@ -76,3 +78,19 @@ def permute(board, perm, image):
     """image[i] = board[perm[i]]: one symmetric image of a board (see square_symmetries)."""
     for i in range(perm.shape[0]):
         image[i] = board[perm[i]]
+
+
+@njit(cache=True, nogil=True)
+def symmetric_images(hctx, perms, h, board, image, want_orbit):
+    """For a game ranked by one generic-hash context: the smallest hash among h's images,
+    or (want_orbit) how many distinct images it has, the symmetries divided by those that
+    fix it. board and image are scratch rows of the board's length."""
+    turn = unrank(hctx, h, board)
+    best = h
+    fixed = 0
+    for s in range(perms.shape[0]):
+        permute(board, perms[s], image)
+        r = rank(hctx, image, turn)
+        best = min(best, r)
+        fixed += r == h
+    return perms.shape[0] // fixed if want_orbit else best

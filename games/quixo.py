@@ -38,10 +38,10 @@ import numpy as np
 from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant, hash_tiers
-from games.common import line_table, permute, square_symmetries
+from games.common import line_table, square_symmetries, symmetric_images
 from games.pushing import BLANK, push_children, push_parents, push_primitive
 from hashing import HashContext
-from hashing.generic import rank, unrank
+from hashing.generic import unrank
 
 CHARS = "XO-"
 ENDS = "LRUD"
@@ -72,20 +72,9 @@ def parents(ctx, h, out, scratch):
 
 @njit(cache=True, nogil=True)
 def _symmetric(ctx, h, scratch, want_orbit):
-    """The smallest hash among h's images, or (want_orbit) how many distinct images it has:
-    the symmetries divided by those that fix it."""
     hctx, meta, perms = ctx[0], ctx[2], ctx[3]
     nn = meta[0] * meta[0]
-    board, image = scratch[:nn], scratch[nn:2 * nn]
-    turn = unrank(hctx, h, board)
-    best = h
-    fixed = 0
-    for s in range(perms.shape[0]):
-        permute(board, perms[s], image)
-        r = rank(hctx, image, turn)
-        best = min(best, r)
-        fixed += r == h
-    return perms.shape[0] // fixed if want_orbit else best
+    return symmetric_images(hctx, perms, h, scratch[:nn], scratch[nn:2 * nn], want_orbit)
 
 
 @njit(cache=True, nogil=True)

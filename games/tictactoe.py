@@ -15,7 +15,13 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, hash_tiers, parse_board
-from games.common import board_to_rows, has_line, line_table, permute, square_symmetries
+from games.common import (
+    board_to_rows,
+    has_line,
+    line_table,
+    square_symmetries,
+    symmetric_images,
+)
 from hashing import HashContext
 from hashing.generic import rank, unrank
 
@@ -67,19 +73,8 @@ def children(ctx, h, out, moves, scratch):
 
 @njit(cache=True, nogil=True)
 def _symmetric(ctx, h, scratch, want_orbit):
-    """The smallest hash among h's images, or (want_orbit) how many distinct images it has:
-    the symmetries divided by those that fix it."""
     hctx, _lines, perms = ctx
-    board, image = scratch[:9], scratch[9:18]
-    unrank(hctx, h, board)
-    best = h
-    fixed = 0
-    for s in range(perms.shape[0]):
-        permute(board, perms[s], image)
-        r = rank(hctx, image, 0)
-        best = min(best, r)
-        fixed += r == h
-    return perms.shape[0] // fixed if want_orbit else best
+    return symmetric_images(hctx, perms, h, scratch[:9], scratch[9:18], want_orbit)
 
 
 @njit(cache=True, nogil=True)
