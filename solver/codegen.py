@@ -123,6 +123,14 @@ def kernels(game_module: str, template: str):
     src = src.replace(MARKER, binding)
     modname = "gsolve_{}_{}_{}".format(
         template.rsplit(".", 1)[-1], game_module.rsplit(".", 1)[-1], digest.hexdigest()[:16])
+    module = import_generated(modname, src)
+    _loaded[key] = module
+    return module
+
+
+def import_generated(modname: str, src: str):
+    """Write generated source as `<cache>/<modname>.py` (atomically, only when it changed, so
+    numba's cache of it stays valid) and import it."""
     folder = cache_dir()
     path = folder / f"{modname}.py"
     if not path.exists() or path.read_text() != src:
@@ -132,6 +140,4 @@ def kernels(game_module: str, template: str):
         os.replace(tmp, path)
     if str(folder) not in sys.path:
         sys.path.append(str(folder))
-    module = importlib.import_module(modname)
-    _loaded[key] = module
-    return module
+    return importlib.import_module(modname)

@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
-import sys
-import tempfile
 
 from games.base import Game, GsolveError
 
@@ -75,7 +72,7 @@ def parents(ctx, h, out, scratch):
 
 def wrapper(game_module: str):
     """The generated canonical wrapper module of `game_module` (written once per source)."""
-    from solver.codegen import _module_file, cache_dir
+    from solver.codegen import _module_file, import_generated
 
     rules = importlib.import_module(game_module)
     has_parents = hasattr(rules, "parents")
@@ -87,16 +84,7 @@ def wrapper(game_module: str):
     digest = hashlib.sha256(src.encode())
     digest.update(_module_file(game_module).read_bytes())
     name = f"gsolve_sym_{game_module.rsplit('.', 1)[-1]}_{digest.hexdigest()[:16]}"
-    folder = cache_dir()
-    path = folder / f"{name}.py"
-    if not path.exists() or path.read_text() != src:
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(src)
-        os.replace(tmp, path)
-    if str(folder) not in sys.path:
-        sys.path.append(str(folder))
-    return importlib.import_module(name)
+    return import_generated(name, src)
 
 
 def apply(game: Game, on: bool | None) -> Game:
