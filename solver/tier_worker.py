@@ -37,7 +37,11 @@ from solver.kernels.records import (
     TIE,
     VISITED,
     WIN,
+    join_records,
+    max_record_remoteness,
+    nonzero_spans,
     record_dtype,
+    record_summary,
     split_records,
 )
 from solver.parallel import _executor, run_blocks, threads
@@ -148,22 +152,66 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
                 break
         if len(parts) > 16:
             parts[:] = [_unique(np.concatenate(parts))]
+    hold = lock or (lambda cs: contextlib.nullcontext())
     if win is not None:
-        parts = [x + np.flatnonzero(win[w:w + y - x]) for w, x, y in outside(task)]
-        far = np.concatenate(parts) if parts else np.empty(0, np.int64)
+        starts, stops = _push_window(arr, win, task, hold)
         own = own.copy()
         del win
     else:
         far = _unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
-    del parts
+        del parts
+        _push_far(arr, far, task, hold, _bad(game, task))
+        breaks = np.flatnonzero(np.diff(far) > GAP)
+        starts = far[np.concatenate(([0], breaks + 1))] if far.size else far
+        stops = far[np.concatenate((breaks, [far.size - 1]))] + 1 if far.size else far
+    needs = np.empty(2 + 2 * starts.size, np.int64)
+    needs[:2] = (starts.size, 0)
+    needs[2::2], needs[3::2] = starts, stops
+    create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
+    put([(arr, own)], task.a, task.b, lock)
+    return int(np.count_nonzero(own))
+
+
+def _push_window(arr, win, task: Task, hold) -> tuple[np.ndarray, np.ndarray]:
+    """Push the marks of the window outside the task's own range into the store (the
+    larger byte wins, chunk by chunk; chunks without a mark are not touched). Returns the
+    marked ranges (starts, stops), GAP apart: what the solve phase reads."""
+    chunk, n = arr.chunks[0], arr.shape[0]
+    jobs: dict[int, list] = {}
+    starts, stops = [], []
+    for w, x, y in outside(task):
+        part = win[w:w + y - x]
+        st = np.empty(part.size // (GAP + 1) + 1, np.int64)
+        sp = np.empty_like(st)
+        m = nonzero_spans(part, GAP, st, sp)
+        starts.append(st[:m] + x)
+        stops.append(sp[:m] + x)
+        for s0, e0 in zip((st[:m] + x).tolist(), (sp[:m] + x).tolist(), strict=True):
+            for c in range(s0 // chunk, (e0 - 1) // chunk + 1):
+                s, e = max(s0, c * chunk), min(e0, (c + 1) * chunk)
+                jobs.setdefault(c, []).append((s, part[s - x:e - x]))
+    with hold(sorted(jobs)):
+        for c, marks in sorted(jobs.items()):
+            lo, hi = c * chunk, min(n, (c + 1) * chunk)
+            cur = arr[lo:hi]
+            for s, mk in marks:
+                view = cur[s - lo:s - lo + mk.size]
+                np.maximum(view, mk, out=view)
+            arr[lo:hi] = cur
+    if not starts:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(starts), np.concatenate(stops)
+
+
+def _push_far(arr, far: np.ndarray, task: Task, hold, bad) -> None:
+    """Push far children (sorted distinct hashes) into the store as reached."""
     gstart = np.array([s for s, _ in task.segments], np.int64)
     gstop = np.array([e for _, e in task.segments], np.int64)
     seg = np.searchsorted(gstart, far, side="right") - 1
     if far.size and ((seg < 0).any() or (far >= gstop[np.maximum(seg, 0)]).any()):
-        raise _bad(game, task)
+        raise bad
     del seg
     chunk = arr.chunks[0]
-    hold = lock or (lambda cs: contextlib.nullcontext())
     cid = far // chunk
     cuts = np.flatnonzero(np.diff(cid)) + 1
     parts = np.split(far, cuts) if far.size else []
@@ -174,15 +222,6 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
             cur = arr[lo:hi]
             cur[part - lo] = np.maximum(cur[part - lo], 1)
             arr[lo:hi] = cur
-    breaks = np.flatnonzero(np.diff(far) > GAP)
-    starts = far[np.concatenate(([0], breaks + 1))] if far.size else far
-    stops = far[np.concatenate((breaks, [far.size - 1]))] + 1 if far.size else far
-    needs = np.empty(2 + 2 * starts.size, np.int64)
-    needs[:2] = (starts.size, 0)
-    needs[2::2], needs[3::2] = starts, stops
-    create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
-    put([(arr, own)], task.a, task.b, lock)
-    return int(np.count_nonzero(own))
 
 
 def _unique(x: np.ndarray) -> np.ndarray:
@@ -276,10 +315,12 @@ def put(pairs, lo: int, hi: int, lock=None) -> None:
 
 
 def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
-          lock=None, limit: int = 0) -> int:
+          lock=None, limit: int = 0, tally: np.ndarray | None = None) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
-    of each piece written. The task's range is written once at the end (a write re-encodes
-    whole chunks), or piece by piece when `eager` (tests interrupt a solve between them).
+    of each piece written; `tally` (int64[9], when given) gains the count of each value
+    code written and, in its last slot, the largest remoteness. The task's range is
+    written once at the end (a write re-encodes whole chunks), or piece by piece
+    when `eager` (tests interrupt a solve between them).
     Refuses, before allocating, a window of more than `limit` bytes (when given)."""
     from solver.codegen import kernels
 
@@ -308,29 +349,37 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
             if run_blocks(k.combine_tier, (ctx, win, *seg), lo, hi, obase, mc, ss,
                           game.puzzle) < 0:
                 raise bad
+        elif game.has_parents:
+            _retro(game, win, seg, lo, hi, obase, bad)
         else:
             _sweeps(k, game, win, seg, lo, hi, obase, bad)
         if eager:
-            decided += _write(win, obase, lo, hi, value_arr, rem_arr, lock)
+            decided += _write(win, obase, lo, hi, value_arr, rem_arr, lock, tally)
             for tier, x, y, _ in pieces:
                 if on_piece is not None:
                     on_piece(tier, x, y)
     if not eager:
-        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr, lock)
+        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr, lock, tally)
         for tier, lo, hi, _ in task.pieces:
             if on_piece is not None:
                 on_piece(tier, lo, hi)
     return decided
 
 
-def _write(win, obase, lo, hi, value_arr, rem_arr, lock) -> int:
-    """Store the records of [lo, hi); return how many are decided."""
+def _write(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
+    """Store the records of [lo, hi); return how many are decided (and add them to
+    `tally`, see `solve`)."""
     own = win[lo + obase:hi + obase]
     value = np.empty(hi - lo, np.uint8)
     rem = np.empty(hi - lo, own.dtype)
     split_records(own, value, rem)
+    counts = np.zeros(8, np.int64)
+    longest = int(record_summary(own, counts))
     put([(value_arr, value), (rem_arr, rem.astype(rem_arr.dtype, copy=False))], lo, hi, lock)
-    return int(np.count_nonzero(value))
+    if tally is not None:
+        tally[:8] += counts
+        tally[8] = max(int(tally[8]), longest)
+    return int(counts[1:].sum())
 
 
 def _load(win, parts, value_arr, rem_arr, dtype) -> None:
@@ -345,8 +394,8 @@ def _load(win, parts, value_arr, rem_arr, dtype) -> None:
                 lo = c * chunk
                 v, r, held = value_arr[lo:min(n, lo + chunk)], rem_arr[lo:min(n, lo + chunk)], c
             stop = min(y, (c + 1) * chunk)
-            win[w:w + stop - x] = records(v[x - c * chunk:stop - c * chunk],
-                                          r[x - c * chunk:stop - c * chunk], dtype)
+            join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
+                         win[w:w + stop - x])
             w += stop - x
             x = stop
 
@@ -380,20 +429,83 @@ def _sweeps(k, game: Game, win, seg, lo, hi, obase, bad) -> None:
     own[own == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
 
 
+RETRO = "solver.kernels.tier_retro"
+
+
+def _retro(game: Game, win, seg, lo, hi, obase, bad) -> None:
+    """A loopy tier by retrograde through the game's un-moves (kernels/tier_retro.py): the
+    records `_sweeps` gives, from one child generation per position and one parent
+    generation per decided one, instead of one child generation per position and sweep."""
+    from solver.codegen import kernels
+
+    k = kernels(game.module, RETRO)
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
+    m = hi - lo
+    evl = np.empty(m, win.dtype)
+    index = np.uint32 if m < 1 << 32 else np.int64
+    order = np.empty(m, index)
+    queue = np.empty(m, index)
+    limit = max_record_remoteness(win.dtype)
+    mp = max(1, int(getattr(game, "max_parents", mc)))
+    tie = True
+    if not game.puzzle:
+        cnt = np.empty(m, _counter_dtype(game))
+        never = np.iinfo(cnt.dtype).max
+        ties = run_blocks(k.count_winlose, (ctx, win, *seg, cnt, evl), lo, hi, lo, hi, obase,
+                          never, mc, ss)
+        if ties < 0:
+            raise bad
+        if k.propagate_winlose(ctx, win, cnt, evl, order, queue, lo, hi, obase, never, limit,
+                               mp, ss) < 0:
+            raise _too_far(game, limit)
+        del cnt
+        tie = ties > 0
+    if tie:  # TIE (puzzles: WIN) spreads only from a decided one outside the W/L phase
+        target = WIN if game.puzzle else TIE
+        if run_blocks(k.reach_events, (ctx, win, *seg, evl), lo, hi, lo, hi, obase, target,
+                      mc, ss) < 0:
+            raise bad
+        if k.propagate_reach(ctx, win, evl, order, queue, lo, hi, obase, target, limit, mp,
+                             ss) < 0:
+            raise _too_far(game, limit)
+    own = win[lo + obase:hi + obase]
+    own[own == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
+
+
+def _counter_dtype(game: Game):
+    """Child counters of `_retro`, with room for one more count and a `never` value."""
+    return np.uint8 if game.max_children + 1 < 255 else np.uint16
+
+
+def _too_far(game: Game, limit: int) -> GsolveError:
+    return GsolveError(f"{game.describe()}: remoteness passed {limit}: raise the game's "
+                       "max_remoteness")
+
+
+def retro_bytes(game: Game) -> int:
+    """Memory of `_retro` per position of the loopy tier it runs on (0 when it does not
+    run): counter, event level, sorted events and frontier queue."""
+    if not game.has_parents or not game.loopy:
+        return 0
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    return np.dtype(_counter_dtype(game)).itemsize + rec + 4 + 4
+
+
 def slot_bytes(game: Game) -> int:
     """Memory of a window slot while a task runs: its record, the reach byte, and the
-    stored value and remoteness read or written beside it."""
+    stored value and remoteness read or written beside it (and, bounding them by the
+    window, the retrograde arrays of its loopy tiers)."""
     from solver.database import remoteness_dtype
 
     rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    return 2 * rec + 2 + np.dtype(remoteness_dtype(game.max_remoteness)).itemsize
+    return (2 * rec + 2 + np.dtype(remoteness_dtype(game.max_remoteness)).itemsize
+            + retro_bytes(game))
 
 
 def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
     """Solve-time records of stored (value, remoteness)."""
-    rec = value.astype(dtype)
-    rec |= rem.astype(dtype) << SHIFT
-    rec[value != 0] |= VISITED
+    rec = np.empty(value.shape[0], dtype)
+    join_records(value, rem, rec)
     return rec
 
 

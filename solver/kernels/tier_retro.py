@@ -1,0 +1,252 @@
+"""Retrograde inside one loopy tier of a tier task (solver/tier_worker.py), for games with
+un-moves: the same records as the in-tier sweeps (kernels/tiers.py), at one child
+generation per position instead of one per position and sweep.
+
+The tier is [lo, hi) of a window (kernels/tiers.py: own hash h at win[h + obase]); its
+child tiers and in-tier primitives are decided before it starts. Arrays of the tier,
+indexed by h - lo: `cnt` child counters, `evl` the level + 1 of the position's event
+(0: none), `order` and `queue` relative hashes (the events sorted by level; the FIFO of
+positions decided in the tier, level by level).
+
+W/L: a position with a decided LOSE child (remoteness r) has a WIN event at r; one with a
+decided TIE/DRAW/unknown child can never LOSE; any other counts its distinct undecided
+in-tier children plus one token for its decided WIN children (event at the slowest of
+them, r: the token goes at level r). Level L then decides L + 1: WIN events, counters
+that reach zero, parents of LOSE positions of level L (WIN), counters of parents of WIN
+positions of level L. So WIN is 1 + the fastest LOSE child, LOSE 1 + the slowest WIN
+child when all children win, exactly the fixed point the sweeps reach.
+
+TIE (puzzles: WIN) spreads the same way without counters: 1 + the fastest such child.
+"""
+
+import numpy as np
+from numba import njit
+
+from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
+from solver.kernels.tiers import _locate
+
+game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+
+ERROR = -(1 << 40)  # a child outside the window (sums of blocks stay negative)
+
+
+@njit(cache=True, nogil=True)
+def count_winlose(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, never,
+                  max_children, scratch_size):
+    """Counters and W/L events of the undecided positions of [a, b) (inside the tier
+    [lo, hi)). Returns how many of them have a TIE child (0: the TIE phase has nothing to
+    spread), or ERROR when a child lies outside the window."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    ties = 0
+    for h in range(a, b):
+        if win[h + obase] != VISITED:
+            evl[h - lo] = 0
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        k = 0  # distinct undecided in-tier children, moved to out[:k]
+        fastest_lose = -1
+        slowest_win = -1
+        blocked = False
+        tie = False
+        for j in range(n):
+            c = out[j]
+            if lo <= c < hi:
+                w = c + obase
+            else:
+                w = _locate(c, gstart, gstop, woff)
+                if w < 0:
+                    return ERROR
+            r = np.int64(win[w])
+            if r == VISITED and lo <= c < hi:
+                dup = False
+                for x in range(k):
+                    if out[x] == c:
+                        dup = True
+                        break
+                if not dup:
+                    out[k] = c
+                    k += 1
+                continue
+            v = r & VALUE_MASK
+            rem = r >> SHIFT
+            if v == LOSE:
+                if fastest_lose < 0 or rem < fastest_lose:
+                    fastest_lose = rem
+            elif v == WIN:
+                if rem > slowest_win:
+                    slowest_win = rem
+            else:
+                blocked = True
+                if v == TIE:
+                    tie = True
+        if tie:
+            ties += 1
+        i = h - lo
+        if fastest_lose >= 0:
+            cnt[i] = never
+            evl[i] = fastest_lose + 1
+        elif blocked or (k == 0 and slowest_win < 0):  # no children: never decided
+            cnt[i] = never
+            evl[i] = 0
+        elif slowest_win >= 0:
+            cnt[i] = k + 1
+            evl[i] = slowest_win + 1
+        else:
+            cnt[i] = k
+            evl[i] = 0
+    return ties
+
+
+@njit(cache=True, nogil=True)
+def reach_events(ctx, win, gstart, gstop, woff, evl, a, b, lo, hi, obase, target,
+                 max_children, scratch_size):
+    """Events of [a, b): evl = 1 + the remoteness of the fastest decided `target` child of
+    an undecided position (0: none). Returns the positions with an event, or ERROR when a
+    child lies outside the window."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    events = 0
+    for h in range(a, b):
+        if win[h + obase] != VISITED:
+            evl[h - lo] = 0
+            continue
+        n = game_children(ctx, h, out, moves, scratch)
+        fastest = -1
+        for j in range(n):
+            c = out[j]
+            if lo <= c < hi:
+                w = c + obase
+            else:
+                w = _locate(c, gstart, gstop, woff)
+                if w < 0:
+                    return ERROR
+            r = np.int64(win[w])
+            if r & VALUE_MASK == target:
+                rem = r >> SHIFT
+                if fastest < 0 or rem < fastest:
+                    fastest = rem
+        evl[h - lo] = fastest + 1
+        if fastest >= 0:
+            events += 1
+    return events
+
+
+@njit(cache=True, nogil=True)
+def _sort_events(evl, order):
+    """Sort the positions with an event by level into order[]; returns first[], where
+    order[first[L]:first[L + 1]] holds the events of level L."""
+    top = 0
+    for i in range(evl.shape[0]):
+        if evl[i] > top:
+            top = np.int64(evl[i])
+    first = np.zeros(top + 1, np.int64)
+    for i in range(evl.shape[0]):
+        e = np.int64(evl[i])
+        if e > 0:
+            first[e] += 1
+    for L in range(top):
+        first[L + 1] += first[L]
+    fill = first[:top].copy()
+    for i in range(evl.shape[0]):
+        e = np.int64(evl[i])
+        if e > 0:
+            order[fill[e - 1]] = i
+            fill[e - 1] += 1
+    return first
+
+
+@njit(cache=True, nogil=True)
+def propagate_winlose(ctx, win, cnt, evl, order, queue, lo, hi, obase, never, limit,
+                      max_parents, scratch_size):
+    """W/L of the tier from its counters and events, level by level. Returns the
+    positions decided, or -1 when a remoteness would pass `limit`."""
+    first = _sort_events(evl, order)
+    top = first.shape[0] - 1
+    pbuf = np.empty(max_parents, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    head = 0
+    tail = 0
+    level = 0
+    while level < top or head < tail:
+        end = tail
+        rec_win = VISITED | WIN | ((level + 1) << SHIFT)
+        rec_lose = VISITED | LOSE | ((level + 1) << SHIFT)
+        if level < top:
+            for x in range(first[level], first[level + 1]):
+                i = np.int64(order[x])
+                if win[i + lo + obase] != VISITED:
+                    continue
+                if cnt[i] == never:
+                    win[i + lo + obase] = rec_win
+                else:
+                    cnt[i] -= 1
+                    if cnt[i] != 0:
+                        continue
+                    win[i + lo + obase] = rec_lose
+                queue[tail] = i
+                tail += 1
+        for x in range(head, end):
+            p = np.int64(queue[x]) + lo
+            lost = win[p + obase] & VALUE_MASK == LOSE
+            m = game_parents(ctx, p, pbuf, scratch)
+            for j in range(m):
+                q = pbuf[j]
+                if q < lo or q >= hi or win[q + obase] != VISITED:
+                    continue
+                i = q - lo
+                if lost:
+                    win[q + obase] = rec_win
+                else:
+                    if cnt[i] == never:
+                        continue
+                    cnt[i] -= 1
+                    if cnt[i] != 0:
+                        continue
+                    win[q + obase] = rec_lose
+                queue[tail] = i
+                tail += 1
+        if tail > end and level + 1 > limit:
+            return -1
+        head = end
+        level += 1
+    return tail
+
+
+@njit(cache=True, nogil=True)
+def propagate_reach(ctx, win, evl, order, queue, lo, hi, obase, target, limit, max_parents,
+                    scratch_size):
+    """`target` (TIE, or WIN for puzzles) spread from its events and through parents, level
+    by level. Returns the positions decided, or -1 when a remoteness would pass `limit`."""
+    first = _sort_events(evl, order)
+    top = first.shape[0] - 1
+    pbuf = np.empty(max_parents, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    head = 0
+    tail = 0
+    level = 0
+    while level < top or head < tail:
+        end = tail
+        rec = VISITED | target | ((level + 1) << SHIFT)
+        if level < top:
+            for x in range(first[level], first[level + 1]):
+                i = np.int64(order[x])
+                if win[i + lo + obase] == VISITED:
+                    win[i + lo + obase] = rec
+                    queue[tail] = i
+                    tail += 1
+        for x in range(head, end):
+            m = game_parents(ctx, np.int64(queue[x]) + lo, pbuf, scratch)
+            for j in range(m):
+                q = pbuf[j]
+                if lo <= q < hi and win[q + obase] == VISITED:
+                    win[q + obase] = rec
+                    queue[tail] = q - lo
+                    tail += 1
+        if tail > end and level + 1 > limit:
+            return -1
+        head = end
+        level += 1
+    return tail

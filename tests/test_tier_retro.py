@@ -1,0 +1,112 @@
+"""Loopy tiers solved by retrograde through un-moves (solver/kernels/tier_retro.py) give
+the records of the in-tier sweeps they replace, byte for byte, and the reference's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import ref_quickchess
+import ref_teeko
+import reference
+from checks import assert_matches_reference
+
+from games import get_game
+from games.base import Tier
+from games.hanoi import Hanoi
+from solver import tier_worker, tiers
+from solver.codegen import kernels
+from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
+from solver.solve import solve
+
+
+class LoopyHanoi(Hanoi):
+    """Hanoi as one loopy tier: a tiered puzzle with un-moves (no shipped game is one)."""
+
+    def tiers(self):
+        return [Tier("all", 0, self.hash_size, (0,))]
+
+
+def _sweeps(game, win, seg, lo, hi, obase, bad):
+    k = kernels(game.module, tier_worker.TEMPLATE)
+    tier_worker._sweeps(k, game, win, seg, lo, hi, obase, bad)
+
+
+def _retro_and_sweeps(game, monkeypatch):
+    """Records of a tiers solve with the retrograde, then with the sweeps; and how many
+    loopy tiers the retrograde solved."""
+    calls = []
+    retro = tier_worker._retro
+
+    def counted(*args):
+        calls.append(args[3:5])
+        retro(*args)
+
+    monkeypatch.setattr(tier_worker, "_retro", counted)
+    a = tiers.solve(game)
+    monkeypatch.setattr(tier_worker, "_retro", _sweeps)
+    b = tiers.solve(game)
+    return a, b, len(calls)
+
+
+# loopy tiered games with un-moves: pushes listing a child twice (quixo), drops then
+# slides (teeko), ties (quickchess), draws (baghchal, morris, rubikscheckers)
+CASES = [("quixo", "size=3"), ("teeko", "size=3,pieces=3"), ("baghchal", ""),
+         ("baghchal", "size=3,tigers=4,goats=4,captures=4"), ("morris", "men=3"),
+         ("quickchess", "pieces=KQk,width=4,height=4"), ("rubikscheckers", "")]
+
+
+@pytest.mark.parametrize("name,variant", CASES, ids=[f"{n}-{v}" for n, v in CASES])
+def test_retrograde_writes_the_bytes_of_the_sweeps(name, variant, monkeypatch):
+    game = get_game(name, variant)
+    assert game.has_parents
+    a, b, loopy = _retro_and_sweeps(game, monkeypatch)
+    assert loopy > 0
+    values = np.bincount(a & VALUE_MASK, minlength=8)
+    assert values[WIN] and values[LOSE]
+    assert np.array_equal(a, b)
+
+
+def test_ties_spread_inside_a_tier(monkeypatch):
+    """Quick chess: TIE positions decided by a tie child of their own loopy tier (the
+    retrograde's parent walk, not only its events from other tiers), as the sweeps do."""
+    game = get_game("quickchess", "pieces=KRkb,width=3,height=4")
+    a, b, _ = _retro_and_sweeps(game, monkeypatch)
+    assert np.array_equal(a, b)
+    loopy = [t for i, t in enumerate(game.tiers()) if i in t.children]
+    inside = 0
+    for h in np.flatnonzero(((a & VALUE_MASK) == TIE) & ((a >> SHIFT) >= 2)).tolist():
+        tier = next((t for t in loopy if t.start <= h < t.stop), None)
+        if tier is not None:
+            want = TIE | ((int(a[h]) >> SHIFT) - 1) << SHIFT
+            inside += any(tier.start <= c < tier.stop and int(a[c]) & ~VISITED == want
+                          for _, c in game.moves(h))
+    assert inside > 0
+
+
+def test_loopy_tiered_puzzle(monkeypatch, tmp_path):
+    """A puzzle's loopy tier spreads WIN from the goal: Hanoi's 2^n - 1 and every
+    position's distance, against the sweeps and the reference."""
+    game = LoopyHanoi(disks=4, pegs=3)
+    a, b, loopy = _retro_and_sweeps(game, monkeypatch)
+    assert loopy == 1 and np.array_equal(a, b)
+    solve(game, "tiers", root=tmp_path)
+    assert_matches_reference(game, tmp_path, reference.solve(reference.Hanoi(4, 3)))
+    assert int(a[game.start]) >> SHIFT == 2 ** 4 - 1
+
+
+@pytest.mark.parametrize("name,variant,ref", [
+    ("teeko", "size=3,pieces=3", lambda g: ref_teeko.Teeko(3, 3)),
+    ("quickchess", "pieces=KQk,width=4,height=4",
+     lambda g: ref_quickchess.QuickChess(g.variant["pieces"], g.width, g.height)),
+])
+def test_retrograde_tiers_match_reference(name, variant, ref, tmp_path):
+    game = get_game(name, variant)
+    solve(game, "tiers", root=tmp_path)
+    assert_matches_reference(game, tmp_path, reference.solve(ref(game)))
+
+
+def test_counters_are_in_the_memory_estimate():
+    """The retrograde arrays are counted in a window slot's bytes where they are used."""
+    with_parents = get_game("quixo", "size=3")
+    assert tier_worker.retro_bytes(with_parents) >= 1 + 2 + 4 + 4
+    assert tier_worker.retro_bytes(get_game("cambio", "")) == 0  # no un-moves: sweeps
