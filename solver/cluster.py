@@ -3,12 +3,19 @@ tasks' futures, so the scheduler runs independent tiers side by side.
 
 `--workers N` starts a distributed.LocalCluster of N worker processes, one task at a time
 each, with numba threads per worker = cores / N (so the cores are not oversubscribed);
-`--scheduler ADDRESS` uses a running cluster whose workers reach the same store. Workers
-read child tiers from the store and write only their own task's chunks (reach marks into
-other tasks' chunks are OR-ed under a cluster lock), so a task that is retried after its
-worker died writes the same bytes again. The client records each finished task in the
-store, so finished tasks are never run again, and an interrupted cluster solve resumes
-like a local one.
+`--scheduler ADDRESS` uses a running cluster whose workers reach the same store (a shared
+folder or a store URL, solver/storage.py). Workers read child tiers from the store and
+write only their own task's chunks (reach marks into other tasks' chunks are OR-ed under
+a cluster lock), so a task that is retried after its worker died writes the same bytes
+again.
+
+A killed worker: Dask runs its unfinished task again on another worker (the nanny of a
+LocalCluster starts a new worker), and the cluster locks it held are released
+(`_FreeLocks`), so that retry cannot wait forever on them. Finished tasks are never run
+again: the client submits a task only once every task it depends on is recorded finished
+in the store, so no task takes another's result as an argument, and a result lost with
+its worker is never needed (Dask would recompute it). The same record makes an
+interrupted cluster solve resume like a local one.
 """
 
 from __future__ import annotations
@@ -57,32 +64,51 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, workers: int
 
     client, cluster = client_for(workers, scheduler, limit * max(1, workers))
     try:
+        _free_locks_of_dead_workers(client)
         n = len(p.tasks)
-        futures = {}
         key = f"{game.name}-{game.variant_key}"
         reach_deps: list[list[int]] = [[] for _ in range(n)]
         for i, d in enumerate(p.deps):
             for j in d:
                 reach_deps[j].append(i)  # a task's reach waits for its parents' pushes
-        for phase, order, deps in (("reach", p.run_order[::-1], reach_deps),
-                                   ("solve", p.run_order, p.deps)):
-            for i in order:
-                if i in record.done[phase]:
-                    continue
-                waits = [futures[(phase, j)] for j in deps[i] if (phase, j) in futures]
-                if phase == "solve" and ("reach", i) in futures:
-                    waits.append(futures[("reach", i)])
-                futures[(phase, i)] = client.submit(
-                    tier_worker.run, phase, game.name, game.variant_key, store, p.tasks[i],
-                    limit, *waits, key=f"gsolve-{phase}-{key}-{i}", retries=RETRIES, pure=False)
-        total = len(futures)
+        waits: dict[tuple[str, int], set] = {}  # unfinished task -> unfinished prerequisites
+        for phase, deps in (("reach", reach_deps), ("solve", p.deps)):
+            for i in range(n):
+                if i not in record.done[phase]:
+                    need = {(phase, j) for j in deps[i] if j not in record.done[phase]}
+                    if phase == "solve" and i not in record.done["reach"]:
+                        need.add(("reach", i))
+                    waits[(phase, i)] = need
+        users: dict[tuple[str, int], list] = {}
+        for k, need in waits.items():
+            for d in need:
+                users.setdefault(d, []).append(k)
+        rank = {("reach", i): r for r, i in enumerate(p.run_order[::-1])}
+        rank.update({("solve", i): n + r for r, i in enumerate(p.run_order)})
+
+        def submit(k):
+            phase, i = k
+            return client.submit(
+                tier_worker.run, phase, game.name, game.variant_key, store, p.tasks[i],
+                limit, key=f"gsolve-{phase}-{key}-{i}", retries=RETRIES, pure=False,
+                priority=-rank[k])
+
+        ready = sorted((k for k, need in waits.items() if not need), key=rank.get)
+        running = as_completed([submit(k) for k in ready])
+        total = len(waits)
         t0 = time.perf_counter()
         found, busy = 0, 0.0
-        for step, fut in enumerate(as_completed(list(futures.values())), 1):
+        for step, fut in enumerate(running, 1):
             out = fut.result()
+            fut.release()  # the scheduler may forget it: nothing takes it as an argument
             busy += out["seconds"]
-            record.task(out["phase"], out["task"])
+            done = (out["phase"], out["task"])
+            record.task(*done)
             found += out["positions"]
+            for u in users.get(done, ()):
+                waits[u].discard(done)
+                if not waits[u]:
+                    running.add(submit(u))
             dt = time.perf_counter() - t0
             eta = dt / step * (total - step)
             progress.update("cluster", step, f"{step}/{total} tasks, {found / dt:,.0f} "
@@ -97,6 +123,45 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, workers: int
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+# -- the cluster locks of a worker that died ----------------------------------------------
+def _free_locks_of_dead_workers(client) -> None:
+    """Name every MultiLock a worker takes after the worker (`_OwnedLocks`), and have the
+    scheduler release a dead worker's (`_FreeLocks`). Without this a worker killed inside
+    a push would hold its chunk locks for ever and its retried task would wait on them.
+    A scheduler that cannot take the plugin (one without gsolve installed) goes without."""
+    from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
+
+    class _OwnedLocks(WorkerPlugin):
+        def setup(self, worker):
+            from distributed import multi_lock
+
+            cls = multi_lock.MultiLock
+            if getattr(cls.__init__, "gsolve_owned", False):
+                return
+            init = cls.__init__
+
+            def owned(lock, *args, **kw):
+                init(lock, *args, **kw)
+                lock.id = f"{worker.address}|{lock.id}"
+
+            owned.gsolve_owned = True
+            cls.__init__ = owned
+
+    class _FreeLocks(SchedulerPlugin):
+        def remove_worker(self, scheduler, worker, **kw):
+            ext = scheduler.extensions.get("multi_locks")
+            if ext is None:
+                return
+            for lock_id in [i for i in ext.requests if str(i).startswith(f"{worker}|")]:
+                ext._retain_locks(list(ext.requests[lock_id]), lock_id)  # held or queued
+
+    try:
+        client.register_plugin(_FreeLocks(), name="gsolve-free-locks")
+    except Exception:
+        return
+    client.register_plugin(_OwnedLocks(), name="gsolve-owned-locks")
 
 
 def _peak() -> int:

@@ -68,3 +68,92 @@ def test_cluster_resumes_a_local_solve_without_redoing_tasks(tmp_path):
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "db"),
                     strict=True):
         assert np.array_equal(x, y)
+
+
+def test_a_killed_workers_task_is_retried_and_finished_tasks_never_rerun(tmp_path,
+                                                                          monkeypatch):
+    """SIGKILL a worker of a 2-worker LocalCluster while it runs a solve task: its nanny
+    starts a new one, the task runs again elsewhere, and the solve ends with the same bytes;
+    no task recorded finished is ever started again (the scheduler's task stream against
+    the times the manager recorded each task)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from distributed import Client, LocalCluster, get_task_stream
+
+    name, variant, reference = CASES[0]
+    game = get_game(name, variant)
+    solve(game, reference, root=tmp_path / "ref")
+    recorded: dict[tuple[str, int], float] = {}
+    record_task = tier_manager.Record.task
+
+    def task(self, phase, i):
+        assert (phase, i) not in recorded  # recorded once
+        recorded[(phase, i)] = time.time()
+        record_task(self, phase, i)
+
+    monkeypatch.setattr(tier_manager.Record, "task", task)
+    env = {"GSOLVE_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", env=env) as cluster, \
+            Client(cluster) as client:
+        killed = []
+
+        def running(dask_worker):
+            return os.getpid(), [str(t.key) for t in dask_worker.state.executing]
+
+        def kill():
+            """SIGKILL a worker while it runs a solve task."""
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                for _addr, (pid, keys) in client.run(running).items():
+                    if any("-solve-" in k for k in keys):
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(keys)
+                        return
+
+        class KillAfterThreeSolveTasks(Progress):
+            def update(self, phase, step, detail=""):
+                solved = sum(ph == "solve" for ph, _ in recorded)
+                if phase == "cluster" and solved == 3 and not killed:
+                    threading.Thread(target=kill, daemon=True).start()
+
+        path = group_path(tmp_path / "db", game)
+        with get_task_stream(client=client) as stream:
+            summary = tier_manager.solve_into(game, path, KillAfterThreeSolveTasks(),
+                                              fresh=True, scheduler=cluster.scheduler_address,
+                                              max_task=CHUNK)
+        assert killed, "no worker was killed mid-task"
+        # a killed task runs again; nothing recorded finished ever starts again
+        for t in stream.data:
+            _, phase, *_, i = t["key"].split("-")
+            start = min(s["start"] for s in t["startstops"] if s["action"] == "compute")
+            assert start < recorded[(phase, int(i))]
+        for phase in ("reach", "solve"):
+            assert sorted(i for ph, i in recorded if ph == phase) == list(range(summary["tasks"]))
+
+        # a worker killed while it holds a cluster lock (as inside a push) does not keep it
+        marker = tmp_path / "holder.pid"
+
+        def hold():
+            from distributed import MultiLock
+
+            if marker.exists():  # the retry after the kill: take nothing
+                return
+            MultiLock(["gsolve-test-chunk"]).acquire()
+            marker.write_text(str(os.getpid()))
+            time.sleep(120)
+
+        held = client.submit(hold, pure=False)
+        while not marker.exists() or not marker.read_text():
+            time.sleep(0.01)
+        os.kill(int(marker.read_text()), signal.SIGKILL)
+        from distributed import MultiLock
+
+        assert MultiLock(["gsolve-test-chunk"], client=client).acquire(timeout=20)
+        held.result(timeout=60)
+    for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "db"),
+                    strict=True):
+        assert np.array_equal(x, y)
