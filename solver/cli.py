@@ -31,12 +31,21 @@ def variant_option(f):
 
 
 def _db_root(ctx, param, value):
-    """A database root must be (or become) a folder outside the kernel's virtual ones."""
+    """A database root must be (or become) a folder outside the kernel's virtual ones, or
+    be a store URL (s3://bucket/gsolve-db) that answers (solver/storage.py)."""
     if value is None:
+        return value
+    if "://" in value and not value.lower().startswith("file://"):
+        from solver.storage import check_root
+
+        try:
+            check_root(value)
+        except GsolveError as e:
+            raise click.BadParameter(str(e), param=param) from None
         return value
     from pathlib import Path
 
-    path = Path(value).expanduser()
+    path = Path(value[7:] if value.lower().startswith("file://") else value).expanduser()
     real = path.resolve()
     if len(real.parts) > 1 and real.parts[1] in ("proc", "sys", "dev"):
         raise click.BadParameter(f"{value} is under /{real.parts[1]}, not a place for a "
@@ -50,9 +59,10 @@ def _db_root(ctx, param, value):
 
 
 def db_option(f):
-    return click.option("--db", "db", default=None, metavar="DIR", envvar="GSOLVE_DB",
+    return click.option("--db", "db", default=None, metavar="DIR|URL", envvar="GSOLVE_DB",
                         callback=_db_root,
-                        help="Database root (default ./gsolve-db, or $GSOLVE_DB).")(f)
+                        help="Database root: a folder or a store URL such as "
+                             "s3://bucket/gsolve-db (default ./gsolve-db, or $GSOLVE_DB).")(f)
 
 
 def json_option(f):
@@ -264,11 +274,10 @@ def verify(game, variant, db, as_json, show):
     """Check a solved database against the game's rules: re-derive every stored position
     from its children, check reachability, the counts and rank/unrank. Exit 0 when
     sound, 1 when not."""
-    from pathlib import Path
-
     from games import get_game
     from solver.database import command
     from solver.progress import LineProgress, Progress, RichProgress
+    from solver.storage import location
     from solver.verify import verify as run_verify
 
     g = get_game(game, variant)
@@ -306,7 +315,8 @@ def verify(game, variant, db, as_json, show):
             click.echo(f"  {p.text}")
         if report.problems > len(report.details):
             click.echo(f"  ... and {report.problems - len(report.details):,} more")
-        click.echo(f"  solve it again with `gsolve {command(g, Path(report.database))} --force`")
+        click.echo(f"  solve it again with `gsolve {command(g, location(report.database))} "
+                   "--force`")
     if not report.sound:
         raise click.exceptions.Exit(1)
 

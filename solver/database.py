@@ -8,6 +8,12 @@ unfinished solve and never answers a query.
 A monolithic solve writes into a sibling folder and swaps it in at the end, so a crash or
 a `--force` re-solve never destroys the database that was there.
 
+The root is a local folder or an fsspec store URL (solver/storage.py: `s3://bucket/db`);
+paths here are `Path`s or `storage.Url`s, and everything beyond what both answer (list,
+remove, move, open as a zarr store) goes through solver.storage. On an object store the
+swap is a copy and a removal (no rename there): not atomic, but a database is only read
+once its `complete` attribute is set.
+
 Damage is never read as data: every chunk carries a crc32c checksum (a flipped or cut
 chunk fails to decode), and the attribute `chunks` records which chunk files each array
 had when the database was sealed, so a missing chunk is an error, not zeros (zarr reads a
@@ -21,14 +27,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
-import zarr
 
 from games.base import Game, GsolveError
+from solver import storage
+from solver.storage import Location
 
 # 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
 # a missing chunk read as zeros)
@@ -73,20 +78,22 @@ class DamagedDatabase(DatabaseError):
     """A database that exists but cannot be trusted (missing or failing chunks...)."""
 
 
-def default_root() -> Path:
-    return Path(os.environ.get("GSOLVE_DB", "gsolve-db"))
+def default_root() -> Location:
+    return storage.location(os.environ.get("GSOLVE_DB", "gsolve-db"))
 
 
-def group_path(root: str | Path | None, game: Game) -> Path:
-    return Path(root if root is not None else default_root()) / game.name / game.variant_key
+def group_path(root: str | Location | None, game: Game) -> Location:
+    """`<root>/<game>/<variant key>`: a Path, or a storage.Url for a store URL."""
+    base = storage.location(root) if root is not None else default_root()
+    return base / game.name / game.variant_key
 
 
-def partial_path(path: Path) -> Path:
+def partial_path(path: Location) -> Location:
     """The resumable store of a tiered solve of the database at `path`."""
     return path.with_name(f"{path.name}.partial")
 
 
-def command(game: Game, path: Path, *extra: str) -> str:
+def command(game: Game, path: Location, *extra: str) -> str:
     """The `gsolve ...` words that name this database again (variant, --db when not the
     default root), for messages that tell the user what to run."""
     words = [game.name]
@@ -119,13 +126,9 @@ def _version() -> str:
 
 
 # -- the record of the chunks written ------------------------------------------------------
-def present_chunks(array_dir: Path) -> list[int]:
+def present_chunks(array_dir: Location) -> list[int]:
     """Indices of the chunk files of a 1-D array, from one directory listing."""
-    try:
-        names = os.listdir(array_dir / "c")
-    except FileNotFoundError:
-        return []
-    return sorted(int(x) for x in names if x.isdigit())
+    return sorted(int(x) for x in storage.listdir(array_dir / "c") if x.isdigit())
 
 
 def _runs(idx: list[int]) -> list[list[int]]:
@@ -139,13 +142,13 @@ def _runs(idx: list[int]) -> list[list[int]]:
     return out
 
 
-def seal(path: Path, group, names: tuple[str, ...] = ARRAYS) -> None:
+def seal(path: Location, group, names: tuple[str, ...] = ARRAYS) -> None:
     """Record which chunk files each array has (zarr writes no file for a chunk of zeros),
     so that a chunk file lost later is noticed on open."""
     group.attrs["chunks"] = {n: _runs(present_chunks(path / n)) for n in names}
 
 
-def chunk_damage(path: Path, attrs: dict, chunk: int,
+def chunk_damage(path: Location, attrs: dict, chunk: int,
                  names: tuple[str, ...] = ARRAYS) -> list[tuple[str, int, str]]:
     """(array, chunk index, what) for each chunk file missing or unexpected against the
     record: a directory listing per array, no chunk read."""
@@ -168,7 +171,7 @@ def _describe_chunk(name: str, c: int, chunk: int, n: int, what: str) -> str:
            f"is {what}"
 
 
-def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_rem: int,
+def write_arrays(path: Location, game: Game, method: str, started: str, chunks, max_rem: int,
                  extra: dict | None = None) -> None:
     """Write a complete database from an iterator of (start, value, remoteness) pieces.
 
@@ -177,9 +180,9 @@ def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.partial-{os.getpid()}")
     if tmp.exists():
-        shutil.rmtree(tmp)
+        storage.remove(tmp)
     try:
-        group = zarr.open_group(store=str(tmp), mode="w", zarr_format=3)
+        group = storage.open_group(tmp, "w")
         n = game.hash_size
         varr = create_array(group, "value", (n,), np.uint8)
         rdt = remoteness_dtype(max_rem)
@@ -204,20 +207,20 @@ def write_arrays(path: Path, game: Game, method: str, started: str, chunks, max_
         seal(tmp, group)
         group.attrs["complete"] = True
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        storage.remove(tmp)
         raise
     _swap_in(tmp, path)
 
 
-def _swap_in(tmp: Path, path: Path) -> None:
+def _swap_in(tmp: Location, path: Location) -> None:
     """Put the finished folder `tmp` at `path`; the database it replaces is removed after.
     (A solve killed between the two renames leaves `<key>.old-<pid>`, which the next solve
     puts back: see solver.lock.)"""
     old = path.with_name(f"{path.name}.old-{os.getpid()}")
     if path.exists():
-        os.replace(path, old)
-    os.replace(tmp, path)
-    shutil.rmtree(old, ignore_errors=True)
+        storage.move(path, old)
+    storage.move(tmp, path)
+    storage.remove(old)
 
 
 class Database:
@@ -227,13 +230,13 @@ class Database:
     database); with `check=False` (for `gsolve verify`) it opens anything with both arrays
     and lists what is wrong in `problems`."""
 
-    def __init__(self, path: Path, game: Game, check: bool = True):
+    def __init__(self, path: Location, game: Game, check: bool = True):
         self.path = path
         self.game = game
         if not (path / "zarr.json").exists():
             raise DatabaseError(_missing_message(path, game))
         try:
-            group = zarr.open_group(store=str(path), mode="r", zarr_format=3)
+            group = storage.open_group(path, "r")
             attrs = dict(group.attrs)
             self.value_array = group["value"]
             self.remoteness_array = group["remoteness"]
@@ -300,7 +303,7 @@ class Database:
         return e
 
     @classmethod
-    def open(cls, game: Game, root: str | Path | None = None) -> Database:
+    def open(cls, game: Game, root: str | Location | None = None) -> Database:
         return cls(group_path(root, game), game)
 
     def read_chunk(self, c: int) -> tuple[np.ndarray, np.ndarray]:
@@ -364,7 +367,7 @@ class Database:
                                                        "failing its checksum"), c)
 
 
-def _missing_message(path: Path, game: Game) -> str:
+def _missing_message(path: Location, game: Game) -> str:
     from solver.lock import running_writer
 
     pid = running_writer(path)
@@ -386,7 +389,7 @@ def _missing_message(path: Path, game: Game) -> str:
             f"`gsolve {command(game, path)}`")
 
 
-def is_complete(root: str | Path | None, game: Game) -> bool:
+def is_complete(root: str | Location | None, game: Game) -> bool:
     try:
         Database.open(game, root)
         return True
@@ -402,7 +405,7 @@ class PartialStore:
     the holder of the variant's writer lock (solver.lock) may open one.
     """
 
-    def __init__(self, path: Path, game: Game, method: str, rem_dtype, fresh: bool):
+    def __init__(self, path: Location, game: Game, method: str, rem_dtype, fresh: bool):
         self.final = path
         self.path = partial_path(path)
         self.game = game
@@ -414,7 +417,7 @@ class PartialStore:
         self.group = None
         if not fresh and (self.path / "zarr.json").exists():
             try:
-                group = zarr.open_group(store=str(self.path), mode="r+", zarr_format=3)
+                group = storage.open_group(self.path, "r+")
                 attrs = dict(group.attrs)
                 if all(attrs.get(k) == v for k, v in ident.items()):
                     group["value"], group["remoteness"]  # noqa: B018 - both must open
@@ -423,9 +426,9 @@ class PartialStore:
                 self.group = None
         self.resumed = self.group is not None
         if self.group is None:
-            shutil.rmtree(self.path, ignore_errors=True)
+            storage.remove(self.path)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            group = zarr.open_group(store=str(self.path), mode="w", zarr_format=3)
+            group = storage.open_group(self.path, "w")
             n = game.hash_size
             create_array(group, "value", (n,), np.uint8)
             create_array(group, "remoteness", (n,), rem_dtype)
@@ -485,7 +488,7 @@ class PartialStore:
                     raise self._damaged(e) from None
                 new[a:a + CHUNK] = part.astype(want)
             del self.group["remoteness"]
-            os.replace(self.path / "remoteness-fit", self.path / "remoteness")
+            storage.move(self.path / "remoteness-fit", self.path / "remoteness")
         self.group.attrs.update({**attrs, "finished": now()})
         seal(self.path, self.group)
         self.group.attrs["complete"] = True

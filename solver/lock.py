@@ -7,12 +7,17 @@ a lock behind). The holder writes its pid into the file, so a refused solve can 
 While holding the lock a solve removes what dead writers left: `<key>.partial-<pid>`
 folders, and `<key>.old-<pid>` (a swap cut short between its two renames: the old
 database goes back in place if nothing replaced it).
+
+A store URL (solver/storage.py) has no lock files of its own: its lock is a file on this
+machine, under ~/.cache/gsolve/locks, named by the URL. So it keeps out a second solve
+from this machine only; across machines, the chunks of a cluster solve are protected by
+the Dask cluster's locks (distributed.MultiLock, solver/cluster.py), and two clients
+must not solve the same variant into one store at once.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,9 +25,17 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from games.base import GsolveError
+from solver import storage
 
 
-def lock_path(path: Path) -> Path:
+def lock_path(path: storage.Location) -> Path:
+    if storage.is_url(path):
+        import hashlib
+
+        base = os.environ.get("GSOLVE_CACHE") or Path(
+            os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsolve"
+        digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
+        return Path(base) / "locks" / f"{path.name}-{digest}.lock"
     return path.with_name(f"{path.name}.lock")
 
 
@@ -82,15 +95,17 @@ def remove_stale(path: Path) -> list[Path]:
     """Remove the leftovers of dead writers of the database at `path` (call with the lock
     held). Returns what was removed or put back."""
     done = []
+    names = storage.listdir(path.parent)
     for kind in ("old", "partial"):
-        for p in sorted(path.parent.glob(f"{path.name}.{kind}-*")):
-            pid = p.name.rsplit("-", 1)[-1]
+        for name in sorted(x for x in names if x.startswith(f"{path.name}.{kind}-")):
+            p = path.with_name(name)
+            pid = name.rsplit("-", 1)[-1]
             if not pid.isdigit() or (int(pid) != os.getpid() and pid_alive(int(pid))):
                 continue
             if kind == "old" and not path.exists() and (p / "zarr.json").exists():
-                os.replace(p, path)
+                storage.move(p, path)
             else:
-                shutil.rmtree(p, ignore_errors=True)
+                storage.remove(p)
             done.append(p)
     return done
 
@@ -104,6 +119,7 @@ def writer_lock(path: Path, what: str, wait: bool = False,
     (`waiting` hears who is waited for)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path(path).parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(lock_path(path)), thread_local=False)
     except OSError as e:
         raise GsolveError(f"cannot create the database folder {path.parent}: "

@@ -260,9 +260,11 @@ def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
 
 # -- the store ----------------------------------------------------------------------------
 def open_group(store: str):
-    import zarr
+    """The partial store by its address (a folder or a store URL: solver/storage.py), as
+    a cluster worker opens it."""
+    from solver.storage import open_group as open_at
 
-    return zarr.open_group(store=store, mode="r+", zarr_format=3)
+    return open_at(store, "r+")
 
 
 def _bits(done: set[int], n: int) -> str:
