@@ -137,17 +137,19 @@ def primitive(ctx, h, scratch):
     return 0
 
 
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    """One pass from the top of the last column down, decoding the colouring. Inserting a
-    piece below an X at (index i, rank k) moves it to (i + 1, k + 1) when X moves, to
-    (i + 1, k) when O moves: its term C(i, k) grows by C(i, k + 1), or by C(i, k - 1). The
-    pass sums that growth over the X cells above the current point, so the child's colouring
-    rank at each insertion point is rank + growth (+ the new X's own term)."""
-    t = ctx[0]
+@njit(cache=True, nogil=True, inline="always")
+def _children(t, h, out, moves):
+    """(children, X bitboard, O bitboard): one pass from the top of the last column down,
+    decoding the colouring. Inserting a piece below an X at (index i, rank k) moves it to
+    (i + 1, k + 1) when X moves, to (i + 1, k) when O moves: its term C(i, k) grows by
+    C(i, k + 1), or by C(i, k - 1). The pass sums that growth over the X cells above the
+    current point, so the child's colouring rank at each insertion point is rank + growth
+    (+ the new X's own term). The board comes out of the same pass for `expand`.
+    Returns (children, pieces placed, X bitboard, O bitboard)."""
     width = t[W]
     height = t[HT]
     bw = t[BW]
+    stride = t[STRIDE]
     n, code, cr = _locate(t, h)
     total = cr
     kx = np.int64(n % 2 == 0)  # 1 when X moves
@@ -159,6 +161,8 @@ def children(ctx, h, out, moves, scratch):
     p = t[BINOM] + (n - 1) * bw + k  # C(i, k) of the next cell to decode
     b = t[p]
     grow = np.int64(0)
+    bx = np.int64(0)
+    occ = np.int64(0)
     m = width
     for c in range(width - 1, -1, -1):
         hc = (code >> (3 * c)) & 7
@@ -168,13 +172,15 @@ def children(ctx, h, out, moves, scratch):
             out[m] = base + t[hrank + code + (1 << (3 * c))] * cnt1 + total + grow \
                 + kx * t[p + bw + 1]
             moves[m] = c
-        for _j in range(hc):
+        occ |= ((np.int64(1) << hc) - 1) << (c * stride)
+        for j in range(hc - 1, -1, -1):
             b0 = t[p - bw]
             b1 = t[p - bw - 1]
             d = t[p + sgn]
             is_x = np.int64(b <= cr)
             cr -= b * is_x
             grow += d * is_x
+            bx |= is_x << (c * stride + j)
             p -= bw + is_x
             b = b1 if is_x else b0
     # children were written from the end, rightmost column last: move them to the front
@@ -182,7 +188,26 @@ def children(ctx, h, out, moves, scratch):
         for i in range(width - m):
             out[i] = out[i + m]
             moves[i] = moves[i + m]
-    return width - m
+    return width - m, n, bx, occ ^ bx
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    return _children(ctx[0], h, out, moves)[0]
+
+
+@njit(cache=True, nogil=True)
+def expand(ctx, h, out, moves, scratch):
+    """`primitive` and `children` in one decoding pass (the solvers' hot loop): minus the
+    value of a primitive position, else its number of children."""
+    t = ctx[0]
+    m, n, bx, bo = _children(t, h, out, moves)
+    # the player who just moved has (n + 1) // 2 pieces: a line needs `connect` of them
+    if (n + 1) // 2 >= t[K] and _has_line(t, bx if n % 2 == 1 else bo):
+        return -LOSE
+    if n == t[NCELLS]:
+        return -TIE
+    return m
 
 
 @njit(cache=True, nogil=True)

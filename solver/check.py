@@ -72,6 +72,11 @@ class _Rules:
         n = int(self.mod.parents(self.game.ctx, h, self.out, self.scratch))
         return [int(x) for x in self.out[:n]]
 
+    def expand(self, h: int) -> tuple[int, list[int], list[int]]:
+        n = int(self.mod.expand(self.game.ctx, h, self.out, self.codes, self.scratch))
+        k = max(n, 0)
+        return n, [int(x) for x in self.out[:k]], [int(x) for x in self.codes[:k]]
+
 
 def _sample(game: Game, rules: _Rules, cap: int, rng: random.Random) -> list[int]:
     """Up to `cap` distinct reachable positions: half breadth-first from the start, the
@@ -243,9 +248,30 @@ def run_checks(game: Game, samples: int = 2000, seed: int = 0) -> list[Check]:
         in_tier.what = f"{tier_moves:,} moves land in a declared child tier"
         checks.append(in_tier)
 
+    if hasattr(rules.mod, "expand"):
+        checks.append(_check_expand(game, rules, reach, show))
     if game.has_parents:
         checks.append(_check_parents(game, rules, reach, edges))
     return checks
+
+
+def _check_expand(game: Game, rules: _Rules, reach: list[int], show) -> Check:
+    """A game's own `expand` (the solvers call it instead of primitive, then children)
+    must say exactly what they say."""
+    check = Check("expand", f"{len(reach):,} reachable positions: expand == primitive "
+                  "(negated) or children, moves in the same order")
+    for h in reach:
+        v = rules.primitive(h)
+        want = (-v, [], []) if v else (lambda o, c: (len(o), o, c))(*rules.children(h))
+        try:
+            got = rules.expand(h)
+        except Exception as e:  # noqa: BLE001 - a rule that raises is the finding
+            check.fail(f"'{shorten(show(h))}': expand raised {type(e).__name__}")
+            continue
+        if got != want:
+            check.fail(f"'{shorten(show(h))}': expand gives {shorten(got)}, primitive and "
+                       f"children {shorten(want)}")
+    return check
 
 
 def _check_parents(game: Game, rules: _Rules, reach: list[int],

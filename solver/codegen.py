@@ -93,16 +93,34 @@ def game_parents(ctx, h, out, scratch):
 """
 
 
+# Bound as game_expand when the module has no `expand` of its own (a game defines one
+# when deciding "primitive?" and generating children share most of their work).
+_COMPOSED_EXPAND = """
+from numba import njit as _njit
+
+
+@_njit(cache=True, nogil=True, inline="always")
+def game_expand(ctx, h, out, moves, scratch):
+    v = game_primitive(ctx, h, scratch)
+    if v != 0:
+        return -v
+    return game_children(ctx, h, out, moves, scratch)
+"""
+
+
 def _binding(game_module: str) -> str:
-    """Import lines binding game_primitive/children/parents to the game's functions."""
+    """Import lines binding game_primitive/children/parents/expand to the game's
+    functions (templates that call game_expand declare it beside the marker line)."""
     mod = importlib.import_module(game_module)
     missing = [n for n in ("primitive", "children") if not callable(getattr(mod, n, None))]
     if missing:
         raise TypeError(f"{game_module} does not define {' and '.join(missing)}")
-    names = ["primitive", "children"] + (["parents"] if hasattr(mod, "parents") else [])
+    names = ["primitive", "children"] + [n for n in ("parents", "expand") if hasattr(mod, n)]
     binding = f"from {game_module} import " + ", ".join(f"{n} as game_{n}" for n in names)
     if "parents" not in names:
         binding += _NO_PARENTS.format(module=game_module)
+    if "expand" not in names:
+        binding += _COMPOSED_EXPAND
     return binding
 
 

@@ -19,6 +19,7 @@ from solver.kernels.records import (
     decide_winlose,
 )
 
+game_expand = None  # bound by solver/codegen.py: primitive and children in one call
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
 
 
@@ -33,12 +34,11 @@ def visit(ctx, rec, lo, hi, max_children, scratch_size):
     for h in range(lo, hi):
         if rec[h] & VALUE_MASK != PENDING:
             continue
-        v = game_primitive(ctx, h, scratch)
-        if v != 0:
-            rec[h] = VISITED | v
+        n = game_expand(ctx, h, out, moves, scratch)
+        if n < 0:
+            rec[h] = VISITED | -n
             continue
         rec[h] = VISITED
-        n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
             c = out[j]
             if rec[c] == 0:

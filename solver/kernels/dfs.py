@@ -10,6 +10,7 @@ from numba import njit
 
 from solver.kernels.records import PENDING, VALUE_MASK, VISITED, combine
 
+game_expand = None  # bound by solver/codegen.py: primitive and children in one call
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
 
 OPEN = VISITED | PENDING
@@ -35,14 +36,13 @@ def dfs(ctx, rec, start, max_children, scratch_size, puzzle):
             top -= 1
             continue
         if r == 0:
-            pv = game_primitive(ctx, h, scratch)
-            if pv != 0:
-                rec[h] = VISITED | pv
+            n = game_expand(ctx, h, out, moves, scratch)
+            if n < 0:
+                rec[h] = VISITED | -n
                 solved += 1
                 top -= 1
                 continue
             rec[h] = OPEN
-            n = game_children(ctx, h, out, moves, scratch)
             pushed = 0
             for j in range(n):
                 c = out[j]

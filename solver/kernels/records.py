@@ -138,3 +138,31 @@ def record_summary(rec, counts):
         if rem > longest:
             longest = rem
     return longest
+
+
+@njit(cache=True, nogil=True)
+def join_records(value, remoteness, out):
+    """Solve-time records of stored (value, remoteness): what split_records undoes, every
+    decided position VISITED."""
+    for i in range(value.shape[0]):
+        v = np.int64(value[i])
+        if v == 0:
+            out[i] = 0
+        else:
+            out[i] = v | VISITED | (np.int64(remoteness[i]) << SHIFT)
+
+
+@njit(cache=True, nogil=True)
+def nonzero_spans(a, gap, starts, stops):
+    """The runs of a holding its nonzero bytes, closer than `gap` zeros merged, into
+    starts/stops (room for a.shape[0] // (gap + 1) + 1 each); returns how many."""
+    m = 0
+    last = -gap - 2
+    for i in range(a.shape[0]):
+        if a[i] != 0:
+            if i - last > gap + 1 or m == 0:
+                starts[m] = i
+                m += 1
+            stops[m - 1] = i + 1
+            last = i
+    return m

@@ -15,6 +15,7 @@ from numba import njit
 
 from solver.kernels.records import VISITED, combine, decide_reach, decide_winlose
 
+game_expand = None  # bound by solver/codegen.py: primitive and children in one call
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
 
 PRIMITIVE = 8
@@ -48,12 +49,11 @@ def forward(ctx, win, gstart, gstop, woff, lo, hi, obase, tlo, thi, max_children
     for h in range(lo, hi):
         if win[h + obase] != 1:
             continue
-        v = game_primitive(ctx, h, scratch)
-        if v != 0:
-            win[h + obase] = PRIMITIVE + v
+        n = game_expand(ctx, h, out, moves, scratch)
+        if n < 0:
+            win[h + obase] = PRIMITIVE - n
             continue
         win[h + obase] = 2
-        n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
             c = out[j]
             w = _locate(c, gstart, gstop, woff)
@@ -158,12 +158,11 @@ def forward_far(ctx, own, lo, hi, a, b, tlo, thi, far, max_children, scratch_siz
     for h in range(lo, hi):
         if own[h - a] != 1:
             continue
-        v = game_primitive(ctx, h, scratch)
-        if v != 0:
-            own[h - a] = PRIMITIVE + v
+        n = game_expand(ctx, h, out, moves, scratch)
+        if n < 0:
+            own[h - a] = PRIMITIVE - n
             continue
         own[h - a] = 2
-        n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
             c = out[j]
             if a <= c < b:
