@@ -409,8 +409,11 @@ def _retro(game: Game, win, seg, lo, hi, obase, bad) -> None:
                           never, mc, ss)
         if ties < 0:
             raise bad
-        if k.propagate_winlose(ctx, win, cnt, evl, order, queue, lo, hi, obase, never, limit,
-                               mp, ss) < 0:
+        if threads() > 1:
+            _propagate_pool(k, game, win, cnt, evl, order, queue, lo, hi, obase, 0, never,
+                            limit, mp)
+        elif k.propagate_winlose(ctx, win, cnt, evl, order, queue, lo, hi, obase, never,
+                                 limit, mp, ss) < 0:
             raise _too_far(game, limit)
         del cnt
         tie = ties > 0
@@ -419,11 +422,44 @@ def _retro(game: Game, win, seg, lo, hi, obase, bad) -> None:
         if run_blocks(k.reach_events, (ctx, win, *seg, evl), lo, hi, lo, hi, obase, target,
                       mc, ss) < 0:
             raise bad
-        if k.propagate_reach(ctx, win, evl, order, queue, lo, hi, obase, target, limit, mp,
-                             ss) < 0:
+        if threads() > 1:
+            _propagate_pool(k, game, win, np.zeros(1, np.uint8), evl, order, queue, lo, hi,
+                            obase, target, 255, limit, mp)
+        elif k.propagate_reach(ctx, win, evl, order, queue, lo, hi, obase, target, limit, mp,
+                               ss) < 0:
             raise _too_far(game, limit)
     own = win[lo + obase:hi + obase]
     own[own == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
+
+
+BATCH = 1 << 14  # frontier entries whose parents the pool gathers at once (int32 each)
+
+
+def _propagate_pool(k, game: Game, win, cnt, evl, order, queue, lo, hi, obase, target,
+                    never, limit, mp) -> None:
+    """The levels of propagate_winlose (target 0) or propagate_reach, with the parent
+    generation (most of their time) on the thread pool and the records changed in order
+    on this thread: the same records."""
+    ctx, ss = game.ctx, game.scratch_size
+    first = k.sort_events(evl, order)
+    top = first.size - 1
+    buf = np.empty(min(BATCH, hi - lo) * mp, np.int32 if hi - lo < 1 << 31 else np.int64)
+    head = tail = level = 0
+    while level < top or head < tail:
+        end = tail
+        if level < top:
+            tail = k.apply_events(win, cnt, order, first, queue, tail, level, lo, obase,
+                                  target, never)
+        for x in range(head, end, BATCH):
+            y = min(end, x + BATCH)
+            run_blocks(k.gather_parents, (ctx, win, queue, buf), x, y, x, lo, hi, obase, mp,
+                       ss, min_block=256)
+            tail = k.apply_parents(win, cnt, queue, buf, x, y, tail, level, lo, obase, target,
+                                   never, mp)
+        if tail > end and level + 1 > limit:
+            raise _too_far(game, limit)
+        head = end
+        level += 1
 
 
 def _counter_dtype(game: Game):

@@ -55,8 +55,15 @@ CASES = [("quixo", "size=3"), ("teeko", "size=3,pieces=3"), ("baghchal", ""),
          ("quickchess", "pieces=KQk,width=4,height=4"), ("rubikscheckers", "")]
 
 
+@pytest.fixture(params=["1", "2"], ids=["serial", "pool"])
+def threads(request, monkeypatch):
+    """One thread: the serial propagation kernels; more: parents gathered on the pool."""
+    monkeypatch.setenv("GSOLVE_THREADS", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("name,variant", CASES, ids=[f"{n}-{v}" for n, v in CASES])
-def test_retrograde_writes_the_bytes_of_the_sweeps(name, variant, monkeypatch):
+def test_retrograde_writes_the_bytes_of_the_sweeps(name, variant, threads, monkeypatch):
     game = get_game(name, variant)
     assert game.has_parents
     a, b, loopy = _retro_and_sweeps(game, monkeypatch)
@@ -66,7 +73,7 @@ def test_retrograde_writes_the_bytes_of_the_sweeps(name, variant, monkeypatch):
     assert np.array_equal(a, b)
 
 
-def test_ties_spread_inside_a_tier(monkeypatch):
+def test_ties_spread_inside_a_tier(threads, monkeypatch):
     """Quick chess: TIE positions decided by a tie child of their own loopy tier (the
     retrograde's parent walk, not only its events from other tiers), as the sweeps do."""
     game = get_game("quickchess", "pieces=KRkb,width=3,height=4")
@@ -83,7 +90,7 @@ def test_ties_spread_inside_a_tier(monkeypatch):
     assert inside > 0
 
 
-def test_loopy_tiered_puzzle(monkeypatch, tmp_path):
+def test_loopy_tiered_puzzle(threads, monkeypatch, tmp_path):
     """A puzzle's loopy tier spreads WIN from the goal: Hanoi's 2^n - 1 and every
     position's distance, against the sweeps and the reference."""
     game = LoopyHanoi(disks=4, pegs=3)

@@ -250,3 +250,94 @@ def propagate_reach(ctx, win, evl, order, queue, lo, hi, obase, target, limit, m
         head = end
         level += 1
     return tail
+
+
+# -- the same propagation with the parent generation on the thread pool -------------------
+# (tier_worker._retro drives the levels: per level, `apply_events`, then the frontier in
+# batches: `gather_parents` in blocks on the pool, `apply_parents` in order on one thread)
+
+
+@njit(cache=True, nogil=True)
+def apply_events(win, cnt, order, first, queue, tail, level, lo, obase, target, never):
+    """Decide the positions whose event is at `level` (target 0: W/L, with counters; else
+    `target`) and queue them; returns the new tail."""
+    rec_win = VISITED | WIN | ((level + 1) << SHIFT)
+    rec_lose = VISITED | LOSE | ((level + 1) << SHIFT)
+    rec_target = VISITED | target | ((level + 1) << SHIFT)
+    for x in range(first[level], first[level + 1]):
+        i = np.int64(order[x])
+        if win[i + lo + obase] != VISITED:
+            continue
+        if target != 0:
+            win[i + lo + obase] = rec_target
+        elif cnt[i] == never:
+            win[i + lo + obase] = rec_win
+        else:
+            cnt[i] -= 1
+            if cnt[i] != 0:
+                continue
+            win[i + lo + obase] = rec_lose
+        queue[tail] = i
+        tail += 1
+    return tail
+
+
+@njit(cache=True, nogil=True)
+def gather_parents(ctx, win, queue, buf, a, b, base, lo, hi, obase, max_parents,
+                   scratch_size):
+    """Parents inside the tier and undecided (now) of frontier entries queue[a:b], into
+    buf[(x - base) * max_parents:], relative to lo, ended by -1 when fewer. Reads records
+    only, so blocks run side by side."""
+    pbuf = np.empty(max_parents, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    for x in range(a, b):
+        m = game_parents(ctx, np.int64(queue[x]) + lo, pbuf, scratch)
+        at = (x - base) * max_parents
+        k = 0
+        for j in range(m):
+            q = pbuf[j]
+            if lo <= q < hi and win[q + obase] == VISITED:
+                buf[at + k] = q - lo
+                k += 1
+        if k < max_parents:
+            buf[at + k] = -1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def apply_parents(win, cnt, queue, buf, a, b, tail, level, lo, obase, target, never,
+                  max_parents):
+    """Apply the gathered parents of frontier entries queue[a:b] in order, as the serial
+    kernels do; returns the new tail."""
+    rec_win = VISITED | WIN | ((level + 1) << SHIFT)
+    rec_lose = VISITED | LOSE | ((level + 1) << SHIFT)
+    rec_target = VISITED | target | ((level + 1) << SHIFT)
+    for x in range(a, b):
+        lost = win[np.int64(queue[x]) + lo + obase] & VALUE_MASK == LOSE
+        at = (x - a) * max_parents
+        for j in range(max_parents):
+            i = buf[at + j]
+            if i < 0:
+                break
+            if win[i + lo + obase] != VISITED:
+                continue
+            if target != 0:
+                win[i + lo + obase] = rec_target
+            elif lost:
+                win[i + lo + obase] = rec_win
+            else:
+                if cnt[i] == never:
+                    continue
+                cnt[i] -= 1
+                if cnt[i] != 0:
+                    continue
+                win[i + lo + obase] = rec_lose
+            queue[tail] = i
+            tail += 1
+    return tail
+
+
+@njit(cache=True, nogil=True)
+def sort_events(evl, order):
+    """`_sort_events` for a caller outside numba."""
+    return _sort_events(evl, order)
