@@ -45,25 +45,31 @@ PARTIAL_FORMAT = 2
 ARRAYS = ("value", "remoteness")
 
 
-def codecs() -> list:
+def codecs(scratch: bool = False) -> list:
     """Bit-shuffled zstd at level 1 (value and remoteness use few bits, so this packs them
     tighter than plain zstd and writes about twice as fast), then a crc32c of the
-    compressed bytes, so a damaged chunk fails to decode instead of reading as data."""
+    compressed bytes, so a damaged chunk fails to decode instead of reading as data.
+    `scratch` arrays (a tiered solve's reach bytes, rewritten often and dropped at the
+    end) trade size for speed: plain lz4."""
     from zarr.codecs import BloscCodec, Crc32cCodec
 
+    if scratch:
+        return [BloscCodec(cname="lz4", clevel=1, shuffle="noshuffle"), Crc32cCodec()]
     return [BloscCodec(cname="zstd", clevel=1, shuffle="bitshuffle"), Crc32cCodec()]
 
 
 def create_array(group, name: str, shape: tuple[int, ...], dtype, chunk: int | None = None,
-                 overwrite: bool = False):
+                 overwrite: bool = False, scratch: bool = False):
     """A checksummed, compressed array of zeros in `group`: how every gsolve array is made
     (databases, partial stores, tier stores), so none lacks the checksum. `chunk`
-    positions a chunk (default CHUNK)."""
+    positions a chunk (default CHUNK). Every chunk written is stored, zeros too: zarr's
+    test for an all-fill chunk costs more than compressing one."""
     n = shape[0]
     chunk = chunk or CHUNK
     return group.create_array(name, shape=shape, dtype=dtype,
                               chunks=(max(1, min(chunk, n)),) + tuple(shape[1:]),
-                              fill_value=0, compressors=codecs(), overwrite=overwrite)
+                              fill_value=0, compressors=codecs(scratch), overwrite=overwrite,
+                              config={"write_empty_chunks": True})
 
 
 def has_checksums(array) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
-from solver import estimate
+from solver import estimate, storage
 from solver.database import (
     CHUNK,
     Database,
@@ -198,7 +197,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
                      solve_seconds=t2 - t1, write_seconds=t3 - t2)
     partial = partial_path(path)
     if partial.exists():  # an interrupted tiered solve, superseded by this one
-        shutil.rmtree(partial, ignore_errors=True)
+        storage.remove(partial)
         result.extra["removed_partial"] = str(partial)
     return result
 

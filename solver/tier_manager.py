@@ -288,6 +288,9 @@ class Record:
         self.store, self.n = store, len(p.tasks)
         attrs = store.attrs
         self.done = {ph: _unbits(attrs.get(f"{ph}_done"), self.n) for ph in ("reach", "solve")}
+        # per solved task: positions by value code and the largest remoteness (a summary
+        # without reading the store again)
+        self.tally = {int(i): t for i, t in (attrs.get("task_tally") or {}).items()}
         self.tiers_left = {}
         for task in p.tasks:
             for t, lo, hi, _ in task.pieces:
@@ -303,8 +306,10 @@ class Record:
             self.tiers_done.append(t)
             self.flush(self.eager)
 
-    def task(self, phase: str, i: int) -> None:
+    def task(self, phase: str, i: int, tally: list[int] | None = None) -> None:
         self.done[phase].add(i)
+        if tally is not None:
+            self.tally[i] = tally
         self.flush(False)
 
     def flush(self, now: bool = True) -> None:
@@ -312,6 +317,7 @@ class Record:
             return
         self.last = time.monotonic()
         attrs = {f"{ph}_done": _bits(d, self.n) for ph, d in self.done.items()}
+        attrs["task_tally"] = {str(i): t for i, t in sorted(self.tally.items())}
         if self.small:
             attrs["tiers_done"] = sorted(set(self.tiers_done))
         self.store.set_attrs(**attrs)
@@ -362,7 +368,8 @@ class ChunkCache:
 class Writer:
     """Store writes of a single-process solve on one background thread, in order, so that
     compressing them overlaps the next task's kernels. A task is recorded finished by a
-    job queued after its writes, so a killed solve never claims an unwritten task."""
+    job queued after its writes, so a killed solve never claims an unwritten task. It
+    knows which chunks have writes queued, so a read waits only for those."""
 
     def __init__(self, depth: int = 8):
         from collections import deque
@@ -371,16 +378,29 @@ class Writer:
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="gsolve-write")
         self.pending: deque = deque()
         self.depth = depth
+        self.queued: dict = {}  # (array name, chunk) -> writes queued
 
-    def submit(self, fn, *args) -> None:
+    def submit(self, fn, *args, keys=()) -> None:
         while len(self.pending) >= self.depth:
-            self.pending.popleft().result()
-        self.pending.append(self.pool.submit(fn, *args))
+            self._finish(*self.pending.popleft())
+        for k in keys:
+            self.queued[k] = self.queued.get(k, 0) + 1
+        self.pending.append((self.pool.submit(fn, *args), keys))
 
-    def wait(self) -> None:
-        """Every queued write done (raising its error, if any)."""
-        while self.pending:
-            self.pending.popleft().result()
+    def _finish(self, future, keys) -> None:
+        try:
+            future.result()
+        finally:
+            for k in keys:
+                left = self.queued.pop(k) - 1
+                if left:
+                    self.queued[k] = left
+
+    def wait(self, keys=None) -> None:
+        """Every queued write done (raising its error, if any), or only until none of
+        `keys` has one queued."""
+        while self.pending and (keys is None or any(k in self.queued for k in keys)):
+            self._finish(*self.pending.popleft())
 
     def close(self) -> None:
         try:
@@ -391,11 +411,14 @@ class Writer:
 
 class CachedArray:
     """A 1-d store array read through a ChunkCache by whole chunks; writes go to the store
-    as before and refresh the cached copies of the chunks they cover."""
+    as before and refresh the cached copies of the chunks they cover. In a store created
+    by this run (`fresh`), a chunk never written reads as zeros without asking the store."""
 
-    def __init__(self, arr, name: str, cache: ChunkCache, writer: Writer | None = None):
+    def __init__(self, arr, name: str, cache: ChunkCache, writer: Writer | None = None,
+                 fresh: bool = False):
         self.arr, self.name, self.cache, self.writer = arr, name, cache, writer
         self.chunk, self.n = arr.chunks[0], arr.shape[0]
+        self.unwritten = np.ones(-(-self.n // self.chunk), bool) if fresh else None
 
     def __getattr__(self, attr):
         return getattr(self.arr, attr)
@@ -413,13 +436,17 @@ class CachedArray:
         c, last = lo // ch, (hi - 1) // ch
         while c <= last:
             x = self.cache.get((self.name, c))
+            if x is None and self.unwritten is not None and self.unwritten[c]:
+                x = np.zeros(min(self.n, (c + 1) * ch) - c * ch, self.arr.dtype)
+                self.cache.put((self.name, c), x)
             if x is None:  # read the run of missing chunks in one call
                 d = c
-                while d < last and self.cache.get((self.name, d + 1)) is None:
+                while (d < last and self.cache.get((self.name, d + 1)) is None
+                   and (self.unwritten is None or not self.unwritten[d + 1])):
                     d += 1
                 self.cache.misses += d - c + 1
                 if self.writer is not None:
-                    self.writer.wait()
+                    self.writer.wait([(self.name, e) for e in range(c, d + 1)])
                 got = self.arr[c * ch:min(self.n, (d + 1) * ch)]
                 for e in range(c, d + 1):
                     part = got[(e - c) * ch:(e - c + 1) * ch]
@@ -440,11 +467,14 @@ class CachedArray:
     def __setitem__(self, sl, data) -> None:
         lo, hi = self._span(sl)
         data = np.array(data, self.arr.dtype)  # a copy: the caller may reuse its buffer
+        ch = self.chunk
+        if self.unwritten is not None and hi > lo:
+            self.unwritten[lo // ch:(hi - 1) // ch + 1] = False
         if self.writer is None:
             self.arr[lo:hi] = data
         else:
-            self.writer.submit(self.arr.__setitem__, slice(lo, hi), data)
-        ch = self.chunk
+            keys = [(self.name, c) for c in range(lo // ch, -(-hi // ch))]
+            self.writer.submit(self.arr.__setitem__, slice(lo, hi), data, keys=keys)
         for c in range(lo // ch, (hi - 1) // ch + 1 if hi > lo else lo // ch):
             s, e = c * ch, min(self.n, (c + 1) * ch)
             if lo <= s and e <= hi:
@@ -462,23 +492,23 @@ class CachedGroup:
 
     CACHED = (REACHED, "value", "remoteness")
 
-    def __init__(self, group, cache: ChunkCache, writer: Writer | None = None):
-        self.group, self.cache, self.writer = group, cache, writer
+    def __init__(self, group, cache: ChunkCache, writer: Writer | None = None,
+                 fresh: bool = False):
+        self.group, self.cache, self.writer, self.fresh = group, cache, writer, fresh
         self.arrays: dict = {}
 
     def __getitem__(self, name):
         if name not in self.CACHED:
             return self.group[name]
         if name not in self.arrays:
-            self.arrays[name] = CachedArray(self.group[name], name, self.cache, self.writer)
+            self.arrays[name] = CachedArray(self.group[name], name, self.cache, self.writer,
+                                            self.fresh)
         return self.arrays[name]
 
     def __contains__(self, name) -> bool:
         return name in self.group
 
-    def __getattr__(self, attr):  # creating an array: after the queued writes
-        if self.writer is not None:
-            self.writer.wait()
+    def __getattr__(self, attr):  # creating a needs array: no queued write touches it
         return getattr(self.group, attr)
 
 
@@ -504,7 +534,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     p = plan(game, max(1, per_task), cuts, chunk, max_task)
     check_budget(game, p, budget, max(1, workers))
     if REACHED not in store.group:
-        create_array(store.group, REACHED, (game.hash_size,), np.uint8, chunk=chunk)
+        create_array(store.group, REACHED, (game.hash_size,), np.uint8, chunk=chunk,
+                     scratch=True)
     if cuts is None:
         store.set_attrs(task_cuts=p.cuts)
     record = Record(store, p, p.tiers)
@@ -521,7 +552,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
                        budget - BASE - p.largest)
     finally:
         record.flush()  # an interrupted solve keeps every task it finished
-    summary = _summarize(game, store, len(p.tiers), len(p.tasks))
+    summary = _summarize(game, store, len(p.tiers), len(p.tasks), record)
     summary["peak_memory_bytes"] = max(peak_rss(), worker_peak)
     summary["threads"] = threads() if not cluster else max(1, workers) * max(
         1, threads() // max(1, workers))
@@ -537,7 +568,7 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
     pause = float(os.environ.get("GSOLVE_TIER_PAUSE", "0"))  # lets tests interrupt a solve
     cache = ChunkCache(cache_bytes)
     writer = None if pause else Writer()  # tests that interrupt a solve write in line
-    group = CachedGroup(store.group, cache, writer)
+    group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
     try:
         _run_tasks(game, group, cache, writer, p, record, progress, limit, pause)
     finally:
@@ -567,18 +598,20 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
                     if pause:
                         time.sleep(pause)
 
+                tally = np.zeros(9, np.int64)
                 found += tier_worker.solve(game, group, task, piece, eager=bool(pause),
-                                           limit=limit)
+                                           limit=limit, tally=tally)
                 cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
                 for j in (*p.deps[i], i):  # values no later solve reads are dropped
                     users[j] -= j != i
                     if users[j] == 0:
                         for name in ("value", "remoteness"):
                             cache.drop_range(name, chunk, p.tasks[j].a, p.tasks[j].b)
+            done = (phase, i, tally.tolist() if phase == "solve" else None)
             if writer is None:
-                record.task(phase, i)
+                record.task(*done)
             else:  # recorded once its queued writes are in the store
-                writer.submit(record.task, phase, i)
+                writer.submit(record.task, *done)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
 
 
@@ -589,15 +622,21 @@ def _rate(done: int, n: int, positions: int, t0: float) -> str:
     return f"{done}/{n} tasks, {speed:,.0f} positions/s, ETA {eta:,.0f} s"
 
 
-def _summarize(game: Game, store: PartialStore, ntiers: int, ntasks: int) -> dict:
+def _summarize(game: Game, store: PartialStore, ntiers: int, ntasks: int,
+               record: Record | None = None) -> dict:
     counts = np.zeros(8, np.int64)
     max_rem = 0
-    for a in range(0, game.hash_size, 1 << 22):
-        v, r = store.read(a, min(game.hash_size, a + (1 << 22)))
-        counts += np.bincount(v, minlength=8)[:8]
-        has = (v == WIN) | (v == LOSE) | (v == TIE)
-        if has.any():
-            max_rem = max(max_rem, int(r[has].max()))
+    if record is not None and len(record.tally) == ntasks:  # every task counted its own
+        for t in record.tally.values():
+            counts += np.asarray(t[:8], np.int64)
+            max_rem = max(max_rem, int(t[8]))
+    else:  # a solve begun by a gsolve that kept no tally: count the store
+        for a in range(0, game.hash_size, 1 << 22):
+            v, r = store.read(a, min(game.hash_size, a + (1 << 22)))
+            counts += np.bincount(v, minlength=8)[:8]
+            has = (v == WIN) | (v == LOSE) | (v == TIE)
+            if has.any():
+                max_rem = max(max_rem, int(r[has].max()))
     sv, sr = store.read(game.start, game.start + 1)
     sv, sr = int(sv[0]), int(sr[0])
     return {

@@ -37,8 +37,11 @@ from solver.kernels.records import (
     TIE,
     VISITED,
     WIN,
+    join_records,
     max_record_remoteness,
+    nonzero_spans,
     record_dtype,
+    record_summary,
     split_records,
 )
 from solver.parallel import _executor, run_blocks, threads
@@ -149,22 +152,66 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
                 break
         if len(parts) > 16:
             parts[:] = [_unique(np.concatenate(parts))]
+    hold = lock or (lambda cs: contextlib.nullcontext())
     if win is not None:
-        parts = [x + np.flatnonzero(win[w:w + y - x]) for w, x, y in outside(task)]
-        far = np.concatenate(parts) if parts else np.empty(0, np.int64)
+        starts, stops = _push_window(arr, win, task, hold)
         own = own.copy()
         del win
     else:
         far = _unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
-    del parts
+        del parts
+        _push_far(arr, far, task, hold, _bad(game, task))
+        breaks = np.flatnonzero(np.diff(far) > GAP)
+        starts = far[np.concatenate(([0], breaks + 1))] if far.size else far
+        stops = far[np.concatenate((breaks, [far.size - 1]))] + 1 if far.size else far
+    needs = np.empty(2 + 2 * starts.size, np.int64)
+    needs[:2] = (starts.size, 0)
+    needs[2::2], needs[3::2] = starts, stops
+    create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
+    put([(arr, own)], task.a, task.b, lock)
+    return int(np.count_nonzero(own))
+
+
+def _push_window(arr, win, task: Task, hold) -> tuple[np.ndarray, np.ndarray]:
+    """Push the marks of the window outside the task's own range into the store (the
+    larger byte wins, chunk by chunk; chunks without a mark are not touched). Returns the
+    marked ranges (starts, stops), GAP apart: what the solve phase reads."""
+    chunk, n = arr.chunks[0], arr.shape[0]
+    jobs: dict[int, list] = {}
+    starts, stops = [], []
+    for w, x, y in outside(task):
+        part = win[w:w + y - x]
+        st = np.empty(part.size // (GAP + 1) + 1, np.int64)
+        sp = np.empty_like(st)
+        m = nonzero_spans(part, GAP, st, sp)
+        starts.append(st[:m] + x)
+        stops.append(sp[:m] + x)
+        for s0, e0 in zip((st[:m] + x).tolist(), (sp[:m] + x).tolist(), strict=True):
+            for c in range(s0 // chunk, (e0 - 1) // chunk + 1):
+                s, e = max(s0, c * chunk), min(e0, (c + 1) * chunk)
+                jobs.setdefault(c, []).append((s, part[s - x:e - x]))
+    with hold(sorted(jobs)):
+        for c, marks in sorted(jobs.items()):
+            lo, hi = c * chunk, min(n, (c + 1) * chunk)
+            cur = arr[lo:hi]
+            for s, mk in marks:
+                view = cur[s - lo:s - lo + mk.size]
+                np.maximum(view, mk, out=view)
+            arr[lo:hi] = cur
+    if not starts:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(starts), np.concatenate(stops)
+
+
+def _push_far(arr, far: np.ndarray, task: Task, hold, bad) -> None:
+    """Push far children (sorted distinct hashes) into the store as reached."""
     gstart = np.array([s for s, _ in task.segments], np.int64)
     gstop = np.array([e for _, e in task.segments], np.int64)
     seg = np.searchsorted(gstart, far, side="right") - 1
     if far.size and ((seg < 0).any() or (far >= gstop[np.maximum(seg, 0)]).any()):
-        raise _bad(game, task)
+        raise bad
     del seg
     chunk = arr.chunks[0]
-    hold = lock or (lambda cs: contextlib.nullcontext())
     cid = far // chunk
     cuts = np.flatnonzero(np.diff(cid)) + 1
     parts = np.split(far, cuts) if far.size else []
@@ -175,15 +222,6 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
             cur = arr[lo:hi]
             cur[part - lo] = np.maximum(cur[part - lo], 1)
             arr[lo:hi] = cur
-    breaks = np.flatnonzero(np.diff(far) > GAP)
-    starts = far[np.concatenate(([0], breaks + 1))] if far.size else far
-    stops = far[np.concatenate((breaks, [far.size - 1]))] + 1 if far.size else far
-    needs = np.empty(2 + 2 * starts.size, np.int64)
-    needs[:2] = (starts.size, 0)
-    needs[2::2], needs[3::2] = starts, stops
-    create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
-    put([(arr, own)], task.a, task.b, lock)
-    return int(np.count_nonzero(own))
 
 
 def _unique(x: np.ndarray) -> np.ndarray:
@@ -277,10 +315,12 @@ def put(pairs, lo: int, hi: int, lock=None) -> None:
 
 
 def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
-          lock=None, limit: int = 0) -> int:
+          lock=None, limit: int = 0, tally: np.ndarray | None = None) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
-    of each piece written. The task's range is written once at the end (a write re-encodes
-    whole chunks), or piece by piece when `eager` (tests interrupt a solve between them).
+    of each piece written; `tally` (int64[9], when given) gains the count of each value
+    code written and, in its last slot, the largest remoteness. The task's range is
+    written once at the end (a write re-encodes whole chunks), or piece by piece
+    when `eager` (tests interrupt a solve between them).
     Refuses, before allocating, a window of more than `limit` bytes (when given)."""
     from solver.codegen import kernels
 
@@ -314,26 +354,32 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
         else:
             _sweeps(k, game, win, seg, lo, hi, obase, bad)
         if eager:
-            decided += _write(win, obase, lo, hi, value_arr, rem_arr, lock)
+            decided += _write(win, obase, lo, hi, value_arr, rem_arr, lock, tally)
             for tier, x, y, _ in pieces:
                 if on_piece is not None:
                     on_piece(tier, x, y)
     if not eager:
-        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr, lock)
+        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr, lock, tally)
         for tier, lo, hi, _ in task.pieces:
             if on_piece is not None:
                 on_piece(tier, lo, hi)
     return decided
 
 
-def _write(win, obase, lo, hi, value_arr, rem_arr, lock) -> int:
-    """Store the records of [lo, hi); return how many are decided."""
+def _write(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
+    """Store the records of [lo, hi); return how many are decided (and add them to
+    `tally`, see `solve`)."""
     own = win[lo + obase:hi + obase]
     value = np.empty(hi - lo, np.uint8)
     rem = np.empty(hi - lo, own.dtype)
     split_records(own, value, rem)
+    counts = np.zeros(8, np.int64)
+    longest = int(record_summary(own, counts))
     put([(value_arr, value), (rem_arr, rem.astype(rem_arr.dtype, copy=False))], lo, hi, lock)
-    return int(np.count_nonzero(value))
+    if tally is not None:
+        tally[:8] += counts
+        tally[8] = max(int(tally[8]), longest)
+    return int(counts[1:].sum())
 
 
 def _load(win, parts, value_arr, rem_arr, dtype) -> None:
@@ -348,8 +394,8 @@ def _load(win, parts, value_arr, rem_arr, dtype) -> None:
                 lo = c * chunk
                 v, r, held = value_arr[lo:min(n, lo + chunk)], rem_arr[lo:min(n, lo + chunk)], c
             stop = min(y, (c + 1) * chunk)
-            win[w:w + stop - x] = records(v[x - c * chunk:stop - c * chunk],
-                                          r[x - c * chunk:stop - c * chunk], dtype)
+            join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
+                         win[w:w + stop - x])
             w += stop - x
             x = stop
 
@@ -494,9 +540,8 @@ def slot_bytes(game: Game) -> int:
 
 def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
     """Solve-time records of stored (value, remoteness)."""
-    rec = value.astype(dtype)
-    rec |= rem.astype(dtype) << SHIFT
-    rec[value != 0] |= VISITED
+    rec = np.empty(value.shape[0], dtype)
+    join_records(value, rem, rec)
     return rec
 
 
