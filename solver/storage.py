@@ -177,9 +177,12 @@ def zarr_store(loc: Location, read_only: bool = False):
 
 
 def open_group(loc: str | Location, mode: str):
-    """The zarr v3 group at `loc` (mode as zarr.open_group's)."""
+    """The zarr v3 group at `loc` (mode as zarr.open_group's). Its arrays store every chunk
+    written, zeros too: zarr's test for an all-fill chunk costs more than compressing one,
+    and the chunk record then lists every chunk a solve wrote."""
     import zarr
 
+    zarr.config.set({"array.write_empty_chunks": True})
     loc = location(loc)
     return zarr.open_group(store=zarr_store(loc, read_only=mode == "r"), mode=mode,
                            zarr_format=3)
