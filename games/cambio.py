@@ -42,31 +42,29 @@ import numpy as np
 from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant
-from games.common import line_table
 from games.pushing import BLANK as NEUTRAL
-from games.pushing import push_children, push_primitive
+from games.pushing import push_children, push_primitive, push_table
 from hashing import HashContext
-from hashing.generic import unrank
+from hashing.generic import unrank_masks
 
 CHARS = "XO."
 SIDES = "LRTB"
 
+# ctx = (generic hash, pushing.push_table)
+
 
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
-    hctx, lines, meta = ctx
-    turn = unrank(hctx, h, scratch)
-    return push_primitive(scratch, lines, meta[0], turn)
+    hctx, pt = ctx
+    turn, xm, om = unrank_masks(hctx, h)
+    return push_primitive(pt, om if turn else xm, xm if turn else om)
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    hctx, _lines, meta = ctx
-    n = meta[0]
-    nn = n * n
-    board = scratch[:nn]
-    turn = unrank(hctx, h, board)
-    return push_children(hctx, n, board, scratch[nn:2 * nn], turn, out, moves)
+    hctx, pt = ctx
+    turn, xm, om = unrank_masks(hctx, h)
+    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves)
 
 
 class Cambio(Game):
@@ -82,7 +80,7 @@ class Cambio(Game):
         self.n = n = self.variant["size"]
         nn = n * n
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
-        self.ctx = (self.hash.nb, line_table(n, n, n), np.array([n], dtype=np.int64))
+        self.ctx = (self.hash.nb, push_table(n))
         self.hash_size = self.hash.size
         self.max_children = 4 * nn
         self.scratch_size = 2 * nn

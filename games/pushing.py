@@ -6,174 +6,162 @@ that is blank or the mover's, turns it to the mover's, and inserts it at one end
 row or column (not the end it stands on); the cubes in between slide one step towards the
 hole. Ends: 0 left end of the row, 1 right end, 2 top of the column, 3 bottom. A move code
 is cell * 4 + end, cells in reading order; moves come cell by cell, ends in that order.
+
+The kernels work on bitboards: one int64 mask per side (bit i: cell i in reading order).
+A push only changes the segment from the end cell to the taken cell, so with masks
+precomputed per variant (`push_table`) it is O(1): new = (b & keep) | step(b & src) |
+end bit for the mover; an un-push steps the segment back the other way. Lines are mask
+compares, and positions are ranked from the masks (`hashing.generic.rank_masks`).
+Everything here inlines into the game's functions: a jitted call costs ~10 ns for every
+array its arguments hold (reference counts), the generic hash's context alone holds six.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from games.base import LOSE, WIN
-from games.common import has_line
-from hashing.generic import rank
+from hashing.generic import rank_masks
 
 X, O, BLANK = 0, 1, 2
 
-
-@njit(cache=True, nogil=True, inline="always")
-def _can_enter(n, r, c, d):
-    """Whether the cube at (r, c) is on the border and may be inserted at end d."""
-    if not (r == 0 or r == n - 1 or c == 0 or c == n - 1):
-        return False
-    if d == 0:
-        return c != 0
-    if d == 1:
-        return c != n - 1
-    if d == 2:
-        return r != 0
-    return r != n - 1
+# push_table layout: header slots, then MOVE_SLOTS per move (cell by cell, ends in order).
+# Line masks: ROW0 the first cell of every row, COL0 of every column (the top row), and
+# the two diagonals.
+N, NMOVES, BORDER, ROW0, COL0, DIAG1, DIAG2 = range(7)
+HEADER = 8
+CODE, CELL, KEEP, SRC, USRC, LS, RS, END = range(8)  # CELL and END are bits
+MOVE_SLOTS = 8
 
 
-@njit(cache=True, nogil=True)
-def push(board, work, n, i, d, piece):
-    """work = board after cell i's cube, turned to `piece`, goes in at end d."""
-    r = i // n
-    c = i % n
-    for j in range(n * n):
-        work[j] = board[j]
-    if d == 0:  # cells left of c slide right
-        for cc in range(c, 0, -1):
-            work[r * n + cc] = board[r * n + cc - 1]
-        work[r * n] = piece
-    elif d == 1:  # cells right of c slide left
-        for cc in range(c, n - 1):
-            work[r * n + cc] = board[r * n + cc + 1]
-        work[r * n + n - 1] = piece
-    elif d == 2:  # cells above r slide down
-        for rr in range(r, 0, -1):
-            work[rr * n + c] = board[(rr - 1) * n + c]
-        work[c] = piece
-    else:  # cells below r slide up
-        for rr in range(r, n - 1):
-            work[rr * n + c] = board[(rr + 1) * n + c]
-        work[(n - 1) * n + c] = piece
+def push_table(n: int) -> np.ndarray:
+    """The masks of every push of an n x n board, and of its lines (n in a row).
 
-
-@njit(cache=True, nogil=True)
-def unpush(board, work, n, i, d, was):
-    """work = the board before push(., ., n, i, d, .) made `board`; cell i held `was`."""
-    r = i // n
-    c = i % n
-    for j in range(n * n):
-        work[j] = board[j]
-    if d == 0:
-        for cc in range(0, c):
-            work[r * n + cc] = board[r * n + cc + 1]
-    elif d == 1:
-        for cc in range(n - 1, c, -1):
-            work[r * n + cc] = board[r * n + cc - 1]
-    elif d == 2:
-        for rr in range(0, r):
-            work[rr * n + c] = board[(rr + 1) * n + c]
-    else:
-        for rr in range(n - 1, r, -1):
-            work[rr * n + c] = board[(rr - 1) * n + c]
-    work[i] = was
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _end_cell(n, i, d):
-    r = i // n
-    c = i % n
-    if d == 0:
-        return r * n
-    if d == 1:
-        return r * n + n - 1
-    if d == 2:
-        return c
-    return (n - 1) * n + c
-
-
-@njit(cache=True, nogil=True)
-def can_push(board, n, piece):
+    A push of cell i at end e changes the segment S from e to i: `src` = S less i steps
+    one cell towards i (the mover's cube lands on e); an un-push steps `usrc` = S less e
+    one cell towards e and puts the taken cube back on i. The step is a left shift by LS
+    then a right shift by RS (one of them 0: +-1 along a row, +-n along a column)."""
+    moves = []
     for i in range(n * n):
-        r = i // n
-        c = i % n
-        if (r == 0 or r == n - 1 or c == 0 or c == n - 1) and (
-                board[i] == BLANK or board[i] == piece):
-            return True
-    return False
+        r, c = divmod(i, n)
+        if not (r in (0, n - 1) or c in (0, n - 1)):
+            continue
+        for d, ok in enumerate((c != 0, c != n - 1, r != 0, r != n - 1)):
+            if not ok:
+                continue
+            if d < 2:
+                end = r * n + (0 if d == 0 else n - 1)
+                seg = range(min(end, i), max(end, i) + 1)
+                step = 1
+            else:
+                end = (0 if d == 2 else n - 1) * n + c
+                seg = range(min(end, i), max(end, i) + 1, n)
+                step = n
+            smask = sum(1 << j for j in seg)
+            keep = ((1 << (n * n)) - 1) & ~smask
+            src = smask & ~(1 << i)
+            usrc = smask & ~(1 << end)
+            ls, rs = (step, 0) if end < i else (0, step)  # push: towards i
+            moves.append([i * 4 + d, 1 << i, keep, src, usrc, ls, rs, 1 << end])
+    border = sum(1 << (r * n + c) for r in range(n) for c in range(n)
+                 if r in (0, n - 1) or c in (0, n - 1))
+    head = [n, len(moves), border, sum(1 << (r * n) for r in range(n)), (1 << n) - 1,
+            sum(1 << (i * n + i) for i in range(n)),
+            sum(1 << (i * n + n - 1 - i) for i in range(n)), 0]
+    return np.array(head + [x for m in moves for x in m], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def has_line(pt, a):
+    """Whether mask a fills a row, a column or a diagonal: a row's first cell survives
+    n-1 shifts of one, a column's top cell n-1 shifts of n (branch-free: a loop with an
+    early exit here makes LLVM compile the children loop beside it much worse)."""
+    n = pt[N]
+    rows = a
+    cols = a
+    for k in range(1, n):
+        rows &= a >> k
+        cols &= a >> (k * n)
+    d1 = pt[DIAG1]
+    d2 = pt[DIAG2]
+    return ((rows & pt[ROW0]) | (cols & pt[COL0])) != 0 or (a & d1) == d1 or (a & d2) == d2
 
 
 @njit(cache=True, nogil=True)
-def push_primitive(board, lines, n, me):
-    """For the player to move: WIN with a line of their own (the pusher made it, maybe
-    with one of theirs: a double line loses for the pusher), else LOSE facing one, else
-    LOSE without a push (only possible facing a line: a safeguard)."""
-    if has_line(board, lines, me):
+def either_line(pt, a, b):
+    return has_line(pt, a) or has_line(pt, b)
+
+
+@njit(cache=True, nogil=True)
+def push_primitive(pt, mine, theirs):
+    """For the player to move (cells `mine`, the opponent's `theirs`): WIN with a line of
+    their own (the pusher made it, maybe with one of theirs: a double line loses for the
+    pusher), else LOSE facing one, else LOSE without a push (only possible facing a line:
+    a safeguard), else 0."""
+    if has_line(pt, mine):
         return WIN
-    if has_line(board, lines, 1 - me):
+    if has_line(pt, theirs):
         return LOSE
-    if not can_push(board, n, me):
+    if pt[BORDER] & ~theirs == 0:
         return LOSE
     return 0
 
 
-@njit(cache=True, nogil=True)
-def _any_line(board, lines):
-    """Whether either side fills a line (has_line for X and for O, in one pass)."""
-    for i in range(lines.shape[0]):
-        p = board[lines[i, 0]]
-        if p == BLANK:
-            continue
-        full = True
-        for j in range(1, lines.shape[1]):
-            if board[lines[i, j]] != p:
-                full = False
-                break
-        if full:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
-def push_children(hctx, n, board, work, me, out, moves):
-    """Every push of `me` on `board`, ranked with the other side to move."""
+@njit(cache=True, nogil=True, inline="always")
+def push_children(hctx, pt, me, mine, theirs, out, moves):
+    """Every push of `me` (cells `mine`; the opponent's `theirs`), ranked with the other
+    side to move."""
     k = 0
-    for i in range(n * n):
-        if board[i] != BLANK and board[i] != me:
+    for j in range(pt[NMOVES]):
+        b = HEADER + j * MOVE_SLOTS
+        if theirs & pt[b + CELL]:
             continue
-        for d in range(4):
-            if not _can_enter(n, i // n, i % n, d):
-                continue
-            push(board, work, n, i, d, me)
-            out[k] = rank(hctx, work, 1 - me)
-            moves[k] = i * 4 + d
-            k += 1
+        keep = pt[b + KEEP]
+        src = pt[b + SRC]
+        ls = pt[b + LS]
+        rs = pt[b + RS]
+        a = (mine & keep) | (((mine & src) << ls) >> rs) | pt[b + END]
+        t = (theirs & keep) | (((theirs & src) << ls) >> rs)
+        if me == X:
+            out[k] = rank_masks(hctx, a, t, 1)
+        else:
+            out[k] = rank_masks(hctx, t, a, 0)
+        moves[k] = pt[b + CODE]
+        k += 1
     return k
 
 
-@njit(cache=True, nogil=True)
-def push_parents(hctx, lines, n, board, work, me, out):
-    """Every distinct non-primitive position whose pushes lead to `board` (`me` to move):
-    the pusher's cube at an end of a line goes back to a border cell of that line, which
-    held it or a blank."""
-    prev = 1 - me
+@njit(cache=True, nogil=True, inline="always")
+def push_parents(hctx, pt, me, mine, theirs, out):
+    """Every distinct non-primitive position whose pushes lead to this one (`me` to move,
+    cells `mine`; the last mover's `theirs`): the last mover's cube at an end of a line
+    goes back to a border cell of that line, which held it or a blank."""
     k = 0
-    for i in range(n * n):
-        for d in range(4):
-            if not _can_enter(n, i // n, i % n, d) or board[_end_cell(n, i, d)] != prev:
+    for j in range(pt[NMOVES]):
+        b = HEADER + j * MOVE_SLOTS
+        if not theirs & pt[b + END]:
+            continue
+        keep = pt[b + KEEP]
+        usrc = pt[b + USRC]
+        ls = pt[b + LS]
+        rs = pt[b + RS]
+        a = (mine & keep) | (((mine & usrc) << rs) >> ls)
+        t0 = (theirs & keep) | (((theirs & usrc) << rs) >> ls)
+        for w in range(2):
+            t = t0 | pt[b + CELL] if w == 0 else t0
+            if either_line(pt, a, t):
                 continue
-            for w in range(2):
-                unpush(board, work, n, i, d, prev if w == 0 else BLANK)
-                if _any_line(work, lines):
-                    continue
-                p = rank(hctx, work, prev)
-                dup = False
-                for j in range(k):
-                    if out[j] == p:
-                        dup = True
-                        break
-                if not dup:
-                    out[k] = p
-                    k += 1
+            if me == X:
+                p = rank_masks(hctx, a, t, 1)
+            else:
+                p = rank_masks(hctx, t, a, 0)
+            dup = False
+            for q in range(k):
+                if out[q] == p:
+                    dup = True
+                    break
+            if not dup:
+                out[k] = p
+                k += 1
     return k

@@ -38,42 +38,63 @@ import numpy as np
 from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant, hash_tiers
-from games.common import line_table, square_symmetries, symmetric_images
-from games.pushing import BLANK, push_children, push_parents, push_primitive
+from games.common import square_symmetries, symmetric_images
+from games.pushing import (
+    BLANK,
+    N,
+    push_children,
+    push_parents,
+    push_primitive,
+    push_table,
+)
 from hashing import HashContext
-from hashing.generic import unrank
+from hashing.generic import unrank_masks
 
 CHARS = "XO-"
 ENDS = "LRUD"
 
+# ctx = (generic hash, pushing.push_table, symmetries)
+
 
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
-    hctx, lines, meta = ctx[0], ctx[1], ctx[2]
-    turn = unrank(hctx, h, scratch)
-    return push_primitive(scratch, lines, meta[0], turn)
+    hctx, pt = ctx[0], ctx[1]
+    turn, xm, om = unrank_masks(hctx, h)
+    return push_primitive(pt, om if turn else xm, xm if turn else om)
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    hctx, meta = ctx[0], ctx[2]
-    nn = meta[0] * meta[0]
-    turn = unrank(hctx, h, scratch)
-    return push_children(hctx, meta[0], scratch[:nn], scratch[nn:2 * nn], turn, out, moves)
+    hctx, pt = ctx[0], ctx[1]
+    turn, xm, om = unrank_masks(hctx, h)
+    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves)
+
+
+@njit(cache=True, nogil=True)
+def expand(ctx, h, out, moves, scratch):
+    """`primitive`, then `children`, from one unranking (the solvers' hot loop): minus
+    the value of a primitive position, else its number of children."""
+    hctx, pt = ctx[0], ctx[1]
+    turn, xm, om = unrank_masks(hctx, h)
+    mine = om if turn else xm
+    theirs = xm if turn else om
+    v = push_primitive(pt, mine, theirs)
+    if v != 0:
+        return -v
+    return push_children(hctx, pt, turn, mine, theirs, out, moves)
 
 
 @njit(cache=True, nogil=True)
 def parents(ctx, h, out, scratch):
-    hctx, lines, meta = ctx[0], ctx[1], ctx[2]
-    nn = meta[0] * meta[0]
-    turn = unrank(hctx, h, scratch)
-    return push_parents(hctx, lines, meta[0], scratch[:nn], scratch[nn:2 * nn], turn, out)
+    hctx, pt = ctx[0], ctx[1]
+    turn, xm, om = unrank_masks(hctx, h)
+    return push_parents(hctx, pt, turn, om if turn else xm, xm if turn else om, out)
 
 
 @njit(cache=True, nogil=True)
 def _symmetric(ctx, h, scratch, want_orbit):
-    hctx, meta, perms = ctx[0], ctx[2], ctx[3]
-    nn = meta[0] * meta[0]
+    hctx, pt, perms = ctx
+    nn = pt[N] * pt[N]
     return symmetric_images(hctx, perms, h, scratch[:nn], scratch[nn:2 * nn], want_orbit)
 
 
@@ -100,8 +121,7 @@ class Quixo(Game):
         self.n = n = self.variant["size"]
         nn = n * n
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
-        self.ctx = (self.hash.nb, line_table(n, n, n), np.array([n], dtype=np.int64),
-                    square_symmetries(n))
+        self.ctx = (self.hash.nb, push_table(n), square_symmetries(n))
         self.hash_size = self.hash.size
         self.max_children = 12 * n - 16
         self.max_parents = 2 * self.max_children

@@ -22,14 +22,20 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
+import llvmlite.binding
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import config, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 # meta[] slots; from POP on, the tables of `_nibble_tables` (kept in meta, not as more
 # arrays: every array in the context tuple costs each jitted call that passes it ~7 ns)
 NCELLS, NTYPES, TURNS, NCOMBOS, SIZE = range(5)
 POP = 5  # POP + q: set bits of the nibble q (16 slots)
-NIB = POP + 16  # NIB + (c * (ncells + 1) + m) * 16 + q: nib[c, m, q]
+PEXT = POP + 16  # PEXT + f * 16 + q: the bits of q where f has bits, packed low (256)
+PDEP = PEXT + 256  # PDEP + f * 16 + q: the low bits of q spread to f's set bits (256)
+NIB = PDEP + 256  # NIB + (c * (ncells + 1) + m) * 16 + q: nib[c, m, q]
 
 
 class HashContext:
@@ -88,9 +94,9 @@ class HashContext:
         self.size = int(combo_offset[-1])
         if self.size >= 2**62:
             raise ValueError("hash space too large")
-        nib, pop = _nibble_tables(ncells)
+        nib, pop, pext, pdep = _nibble_tables(ncells)
         meta = np.concatenate([np.array([ncells, k, self.turns, ncombos, self.size],
-                                        dtype=np.int64), pop, nib.ravel()])
+                                        dtype=np.int64), pop, pext, pdep, nib.ravel()])
         self.offsets = combo_offset
         self.nb = (meta, binom, combo_index, combo_counts, combo_radix, combo_offset)
 
@@ -111,11 +117,100 @@ class HashContext:
         return board, int(turn)
 
 
+@intrinsic
+def _ctpop(typingctx, x):
+    """LLVM's population count (one instruction where the CPU has it)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def popcount(x):
+    """Set bits of an int64."""
+    return _ctpop(np.int64(x))
+
+
+@intrinsic
+def _bmi2(typingctx, x, m, op):
+    """BMI2's pext or pdep (op a literal string) of int64s."""
+    if not isinstance(op, types.StringLiteral):
+        return None
+    name = f"llvm.x86.bmi.{op.literal_value}.64"
+
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]),
+                                            name)
+        return builder.call(fn, args[:2])
+
+    return types.int64(types.int64, types.int64, op), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pext_table(meta, x, m):
+    """x's bits at m's set bits, packed low (x within m in the board's cells), four bits
+    per lookup."""
+    out = np.int64(0)
+    low = np.int64(0)  # the cells before nibble c
+    for c in range((meta[0] + 3) // 4):
+        q = ((m >> (4 * c)) & 15) * 16 + ((x >> (4 * c)) & 15)
+        out |= meta[PEXT + q] << popcount(m & low)
+        low = (low << 4) | 15
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pdep_table(meta, x, m):
+    """The low bits of x spread to m's set bits among the board's cells (the inverse of
+    `_pext_table`), four bits per lookup."""
+    out = np.int64(0)
+    low = np.int64(0)
+    for c in range((meta[0] + 3) // 4):
+        q = ((m >> (4 * c)) & 15) * 16 + ((x >> popcount(m & low)) & 15)
+        out |= meta[PDEP + q] << (4 * c)
+        low = (low << 4) | 15
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pext_bmi2(meta, x, m):
+    return _bmi2(np.int64(x), np.int64(m), "pext")
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pdep_bmi2(meta, x, m):
+    return _bmi2(np.int64(x), np.int64(m), "pdep")
+
+
+def _has_fast_bmi2() -> bool:
+    """Whether numba compiles for this host (no NUMBA_CPU_NAME) and it has a fast pext and
+    pdep: BMI2, except AMD before Zen 3, which microcodes them."""
+    if config.CPU_NAME or config.CPU_FEATURES:
+        return False
+    name = llvmlite.binding.get_host_cpu_name()
+    return bool(llvmlite.binding.get_host_cpu_features().get("bmi2")) and name not in (
+        "znver1", "znver2", "bdver4")
+
+
+# pext(meta, x, m) / pdep(meta, x, m): the hardware instruction where it is fast, else
+# the tables (the same numbers; the hash does not depend on which)
+FAST_BMI2 = _has_fast_bmi2()
+pext = _pext_bmi2 if FAST_BMI2 else _pext_table
+pdep = _pdep_bmi2 if FAST_BMI2 else _pdep_table
+
+
 @functools.cache
-def _nibble_tables(ncells: int) -> tuple[np.ndarray, np.ndarray]:
+def _nibble_tables(ncells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """nib[c, m, q]: the colex-rank part of cells 4c..4c+3 holding the set bits of q when m
-    chosen cells come before them (sum of C(cell, its 1-based index)); pop[q]: bits of q.
-    rank reads a chosen-cell bit mask four cells per lookup instead of one (in meta)."""
+    chosen cells come before them (sum of C(cell, its 1-based index)); pop[q]: bits of q;
+    pext[f * 16 + q]: the bits of q at f's set bits, packed low (a software pext), and
+    pdep its inverse. rank reads a chosen-cell bit mask four cells per lookup instead of
+    one (in meta)."""
     chunks = (ncells + 3) // 4
     nib = np.zeros((chunks, ncells + 1, 16), dtype=np.int64)
     for c in range(chunks):
@@ -128,7 +223,17 @@ def _nibble_tables(ncells: int) -> tuple[np.ndarray, np.ndarray]:
                         total += math.comb(4 * c + j, k)
                 nib[c, m, q] = total
     pop = np.array([bin(q).count("1") for q in range(16)], dtype=np.int64)
-    return nib, pop
+    pext = np.zeros(256, dtype=np.int64)
+    for f in range(16):
+        for q in range(16):
+            bits = [q >> j & 1 for j in range(4) if f >> j & 1]
+            pext[f * 16 + q] = sum(b << i for i, b in enumerate(bits))
+    pdep = np.zeros(256, dtype=np.int64)
+    for f in range(16):
+        cells = [j for j in range(4) if f >> j & 1]
+        for q in range(16):
+            pdep[f * 16 + q] = sum(1 << j for i, j in enumerate(cells) if q >> i & 1)
+    return nib, pop, pext, pdep
 
 
 def _combo_key(counts: Sequence[int], radix: int) -> int:
@@ -183,26 +288,7 @@ def rank(ctx, board, turn):
             xm |= x << i
             om |= np.int64(p == one) << (i - m0)
             m0 += x
-        # four cells per lookup, fixed trip count (a zero nibble adds 0)
-        r0 = np.int64(0)
-        r1 = np.int64(0)
-        m = 0
-        m1 = 0
-        row = 16 * (n + 1)
-        for c in range((n + 3) // 4):
-            q = xm & 15
-            r0 += meta[NIB + c * row + m * 16 + q]
-            m += meta[POP + q]
-            xm >>= 4
-            q = om & 15
-            r1 += meta[NIB + c * row + m1 * 16 + q]
-            m1 += meta[POP + q]
-            om >>= 4
-        combo = combo_index[m0 + m1 * (n + 1)]
-        if combo < 0:
-            return -1
-        rad = combo_radix[combo, 0]
-        return combo_offset[combo] + (turn * binom[n, m0] + r0) * rad + r1
+        return _rank_packed(ctx, xm, om, turn)
     radix = n + 1
     key = 0
     place = 1
@@ -233,6 +319,39 @@ def rank(ctx, board, turn):
     return combo_offset[combo] + turn * arr + sub
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _rank_packed(ctx, xm, om, turn):
+    """rank of a board of two or three types given as type 0's cell mask `xm` and type
+    1's mask `om` packed to the cells type 0 left (bit j: the j-th such cell): each mask's
+    colex rank summed four bits per lookup, a nibble's count of earlier chosen cells
+    being a popcount (so the lookups are independent; a zero nibble adds 0)."""
+    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx
+    n = meta[0]
+    r0 = np.int64(0)
+    r1 = np.int64(0)
+    row = 16 * (n + 1)
+    low = np.int64(0)  # the cells before nibble c
+    for c in range((n + 3) // 4):
+        r0 += meta[NIB + c * row + popcount(xm & low) * 16 + ((xm >> (4 * c)) & 15)]
+        r1 += meta[NIB + c * row + popcount(om & low) * 16 + ((om >> (4 * c)) & 15)]
+        low = (low << 4) | 15
+    m0 = popcount(xm)
+    combo = combo_index[m0 + popcount(om) * (n + 1)]
+    if combo < 0:
+        return -1
+    rad = combo_radix[combo, 0]
+    return combo_offset[combo] + (turn * binom[n, m0] + r0) * rad + r1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank_masks(ctx, xm, om, turn):
+    """`rank` of a board of two or three types given as bit masks (bit i: cell i): `xm`
+    type 0's cells, `om` type 1's (0 with two types), the rest the last type. For
+    bitboard games, which then need no board array. Type 1's mask is packed to the cells
+    type 0 left (`pext`), then ranked as `rank` does."""
+    return _rank_packed(ctx, xm, pext(ctx[0], om, ~xm), turn)
+
+
 @njit(cache=True, nogil=True)
 def combo_of(ctx, h):
     """Index of the piece-count combination holding hash h."""
@@ -240,42 +359,79 @@ def combo_of(ctx, h):
     return np.searchsorted(combo_offset, h, side="right") - 1
 
 
-@njit(cache=True, nogil=True)
-def unrank(ctx, h, board):
-    """Write the board of hash h into `board`; return the side to move.
-
-    Three or two types decode in one pass from the last cell down: a cell is type 0 when
-    type 0's next binomial fits its remaining rank, else type 1 when type 1's binomial
-    (over the cells below not left to type 0) fits, else the last type."""
-    meta, binom, _index, counts, combo_radix, combo_offset = ctx
-    n = meta[0]
-    k = meta[1]
+@njit(cache=True, nogil=True, inline="always")
+def _locate(ctx, h):
+    """(combination, side to move, type 0's rank, the rest's rank) of hash h."""
+    binom, counts, combo_radix, combo_offset = ctx[1], ctx[3], ctx[4], ctx[5]
     combo = np.searchsorted(combo_offset, h, side="right") - 1
     r = h - combo_offset[combo]
     rad = combo_radix[combo, 0]
     hi = r // rad  # turn * C(n, c0) + type 0's rank
-    c0 = counts[combo, 0]
-    arr0 = binom[n, c0]
+    arr0 = binom[ctx[0][0], counts[combo, 0]]
     turn = hi // arr0
+    return combo, turn, hi - turn * arr0, r - hi * rad
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unrank_masks(ctx, h):
+    """(side to move, type 0's cell mask, type 1's cell mask) of hash h, for two or three
+    types (type 1's mask is 0 with two): the inverse of `rank_masks`.
+
+    Two independent greedy colex decodes from the last cell down, one per type: cell i
+    is type 0 when C(i, type 0's pieces left) fits its remaining rank, and the i-th cell
+    type 0 left is type 1 the same way (C(i, m) > rank for i past those cells, so both
+    run over every cell). Each step loads both possible next binomials before its
+    compare, to shorten the dependency chain. Type 1's bits are then spread over the
+    cells type 0 left (`pdep`)."""
+    meta, binom, counts = ctx[0], ctx[1], ctx[3]
+    n = meta[0]
+    combo, turn, r0, r1 = _locate(ctx, h)
+    m0 = counts[combo, 0]
+    m1 = counts[combo, 1] if meta[1] == 3 else 0
+    b0 = binom[n - 1, m0]
+    b1 = binom[n - 1, m1]
+    xm = np.int64(0)
+    pm = np.int64(0)  # type 1's bits among the cells type 0 left
+    for i in range(n - 1, -1, -1):
+        # a row or column -1 reads another row's values, used only when never selected
+        # (a type with no pieces left never fits: its rank is 0 and C(i, 0) = 1)
+        c0 = binom[i - 1, m0]
+        c0m = binom[i - 1, m0 - 1]
+        c1 = binom[i - 1, m1]
+        c1m = binom[i - 1, m1 - 1]
+        x = np.int64(b0 <= r0)
+        o = np.int64(b1 <= r1)
+        xm |= x << i
+        pm |= o << i
+        r0 -= b0 & -x
+        r1 -= b1 & -o
+        m0 -= x
+        m1 -= o
+        b0 = c0m if x else c0
+        b1 = c1m if o else c1
+    return turn, xm, pdep(meta, pm, ~xm)
+
+
+@njit(cache=True, nogil=True)
+def unrank(ctx, h, board):
+    """Write the board of hash h into `board`; return the side to move.
+
+    Three or two types decode their masks (`unrank_masks`); more decode type by type."""
+    meta, binom, _index, counts, combo_radix, combo_offset = ctx
+    n = meta[0]
+    k = meta[1]
     if k <= 3:
-        r0 = hi - turn * arr0
-        r1 = r - hi * rad
-        m0 = c0
-        m1 = counts[combo, 1] if k == 3 else 0
+        turn, xm, om = unrank_masks(ctx, h)
         last = k - 1
-        # branch-free: a type's binomial never fits once its pieces are all placed (its
-        # remaining rank is 0 and C(u, 0) = 1)
-        for i in range(n - 1, -1, -1):
-            b = binom[i, m0]
-            x = np.int64(b <= r0)
-            r0 -= b * x
-            m0 -= x
-            b = binom[i - m0, m1]
-            o = np.int64(b <= r1) * (1 - x)
-            r1 -= b * o
-            m1 -= o
+        for i in range(n):
+            x = (xm >> i) & 1
+            o = (om >> i) & 1
             board[i] = o + (1 - x - o) * last
         return turn
+    combo, turn, _r0, _r1 = _locate(ctx, h)
+    r = h - combo_offset[combo]
+    rad = combo_radix[combo, 0]
+    arr0 = binom[n, counts[combo, 0]]
     arr = rad * arr0
     r -= turn * arr
     last = k - 1

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from hashing import HashContext
-from hashing.generic import rank, unrank
+from hashing.generic import rank, rank_masks, unrank
 
 
 def brute_force(ncells, bounds, predicate=None):
@@ -201,3 +201,34 @@ def test_numbering_unchanged(ctx):
                          [0, ctx.size - 1]]).astype(np.int64)
     a, b = np.empty(n, np.int8), np.empty(n, np.int8)
     assert _compare(ctx.nb, boards, turns, hs, a, b) == 0
+
+
+@njit  # not cached: numba's cache would keep a stale copy of rank/rank_masks inside it
+def _masks_mismatches(ctx, ntypes, boards, turns):
+    """How many boards `rank_masks` (from type 0's and type 1's cell masks; type 1 is
+    the last type of two) ranks differently from `rank` (from the board array)."""
+    bad = 0
+    for j in range(boards.shape[0]):
+        xm = np.int64(0)
+        om = np.int64(0)
+        for i in range(boards.shape[1]):
+            xm |= np.int64(boards[j, i] == 0) << i
+            om |= np.int64(boards[j, i] == 1 and ntypes == 3) << i
+        bad += rank_masks(ctx, xm, om, turns[j]) != rank(ctx, boards[j], turns[j])
+    return bad
+
+
+@pytest.mark.parametrize("ctx", [c for c in SAME_CASES if c.ntypes <= 3]
+                         + [HashContext(n, [(0, n)] * 3, turn=True) for n in (1, 4, 9)]
+                         + [HashContext(62, [(0, 4), (0, 4), (54, 62)], turn=True)],
+                         ids=lambda c: f"{c.ncells}x{c.ntypes}")
+def test_rank_masks_equals_rank(ctx):
+    rng = np.random.default_rng(ctx.ncells)
+    k, n, m = ctx.ntypes, ctx.ncells, 20000
+    combos = np.array(ctx.combos)[rng.integers(0, len(ctx.combos), m)]
+    boards = np.empty((m, n), np.int8)
+    for j in range(m):
+        boards[j] = rng.permutation(np.repeat(np.arange(k), combos[j]))
+    boards[: m // 10] = rng.integers(0, k, size=(m // 10, n))  # some with invalid counts
+    turns = rng.integers(0, ctx.turns, m).astype(np.int64)
+    assert _masks_mismatches(ctx.nb, k, boards, turns) == 0

@@ -1,0 +1,94 @@
+"""ns per position of a game's move generation on random hashes of its largest tier.
+
+Usage: python benchmarks/movegen.py [quixo] [-V size=4] [--n 200000]. Times the game's
+jitted primitive, children, expand (when the game defines one) and parents (ns per call),
+single thread, best of 3. Positions are uniform over the tier's hash range, so some are
+unreachable; compare runs of the same command taken back to back (numbers vary with load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import time
+
+import numpy as np
+from numba import njit
+
+from games.registry import get_game
+
+
+@njit  # not cached: a cached copy would keep stale game functions inside it
+def _prim_loop(f, ctx, hs, scratch):
+    s = 0
+    for j in range(hs.shape[0]):
+        s += f(ctx, hs[j], scratch)
+    return s
+
+
+@njit
+def _kids_loop(f, ctx, hs, out, moves, scratch):
+    s = 0
+    for j in range(hs.shape[0]):
+        n = f(ctx, hs[j], out, moves, scratch)
+        s += n
+        if n > 0:
+            s += out[0]
+    return s
+
+
+@njit
+def _parents_loop(f, ctx, hs, out, scratch):
+    s = 0
+    for j in range(hs.shape[0]):
+        n = f(ctx, hs[j], out, scratch)
+        s += n
+        if n > 0:
+            s += out[0]
+    return s
+
+
+def _time(fn, *args):
+    fn(*args)  # compile / warm
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        r = fn(*args)
+        best = min(best, time.perf_counter() - t)
+    return best, r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("game", nargs="?", default="quixo")
+    ap.add_argument("-V", "--variant", action="append", default=[])
+    ap.add_argument("--n", type=int, default=200_000)
+    a = ap.parse_args()
+    variant = {}
+    for v in a.variant or (["size=4"] if a.game == "quixo" else []):
+        k, _, val = v.partition("=")
+        variant[k] = int(val)
+    g = get_game(a.game, variant)
+    mod = importlib.import_module(type(g).__module__)
+    tiers = g.tiers()
+    big = max(tiers, key=lambda t: t.stop - t.start)
+    hs = np.random.default_rng(1).integers(big.start, big.stop, a.n).astype(np.int64)
+    out = np.empty(max(g.max_children, getattr(g, "max_parents", 0)), np.int64)
+    moves = np.empty(g.max_children, np.int64)
+    scratch = np.empty(g.scratch_size, np.int8)
+    print(f"{a.game} {variant} tier '{big.label}' ({big.stop - big.start:,} hashes), "
+          f"{a.n:,} random positions")
+    t, s = _time(_prim_loop, mod.primitive, g.ctx, hs, scratch)
+    print(f"  primitive {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
+    t, s = _time(_kids_loop, mod.children, g.ctx, hs, out, moves, scratch)
+    print(f"  children  {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
+    if hasattr(mod, "expand"):
+        t, s = _time(_kids_loop, mod.expand, g.ctx, hs, out, moves, scratch)
+        print(f"  expand    {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
+    if hasattr(mod, "parents"):
+        t, s = _time(_parents_loop, mod.parents, g.ctx, hs, out, scratch)
+        print(f"  parents   {t / a.n * 1e9:8.1f} ns/call  (checksum {s})")
+
+
+if __name__ == "__main__":
+    main()
