@@ -288,7 +288,8 @@ def rank(ctx, board, turn):
             xm |= x << i
             om |= np.int64(p == one) << (i - m0)
             m0 += x
-        return _rank_packed(ctx, xm, om, turn)
+        return _rank_packed(meta, binom, combo_index, combo_radix, combo_offset, xm, om,
+                            turn)
     radix = n + 1
     key = 0
     place = 1
@@ -320,23 +321,28 @@ def rank(ctx, board, turn):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _rank_packed(ctx, xm, om, turn):
+def _rank_packed(meta, binom, combo_index, combo_radix, combo_offset, xm, om, turn):
     """rank of a board of two or three types given as type 0's cell mask `xm` and type
     1's mask `om` packed to the cells type 0 left (bit j: the j-th such cell): each mask's
-    colex rank summed four bits per lookup, a nibble's count of earlier chosen cells
-    being a popcount (so the lookups are independent; a zero nibble adds 0)."""
-    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx
+    colex rank summed four bits per lookup (fixed trip count: a zero nibble adds 0).
+    Takes the context's arrays, not the tuple: unpacking a tuple of arrays in an inlined
+    function costs reference counts at each use."""
     n = meta[0]
     r0 = np.int64(0)
     r1 = np.int64(0)
+    m0 = 0
+    m1 = 0
     row = 16 * (n + 1)
-    low = np.int64(0)  # the cells before nibble c
     for c in range((n + 3) // 4):
-        r0 += meta[NIB + c * row + popcount(xm & low) * 16 + ((xm >> (4 * c)) & 15)]
-        r1 += meta[NIB + c * row + popcount(om & low) * 16 + ((om >> (4 * c)) & 15)]
-        low = (low << 4) | 15
-    m0 = popcount(xm)
-    combo = combo_index[m0 + popcount(om) * (n + 1)]
+        q = xm & 15
+        r0 += meta[NIB + c * row + m0 * 16 + q]
+        m0 += meta[POP + q]
+        xm >>= 4
+        q = om & 15
+        r1 += meta[NIB + c * row + m1 * 16 + q]
+        m1 += meta[POP + q]
+        om >>= 4
+    combo = combo_index[m0 + m1 * (n + 1)]
     if combo < 0:
         return -1
     rad = combo_radix[combo, 0]
@@ -349,7 +355,9 @@ def rank_masks(ctx, xm, om, turn):
     type 0's cells, `om` type 1's (0 with two types), the rest the last type. For
     bitboard games, which then need no board array. Type 1's mask is packed to the cells
     type 0 left (`pext`), then ranked as `rank` does."""
-    return _rank_packed(ctx, xm, pext(ctx[0], om, ~xm), turn)
+    meta, binom, combo_index, _counts, combo_radix, combo_offset = ctx
+    return _rank_packed(meta, binom, combo_index, combo_radix, combo_offset, xm,
+                        pext(meta, om, ~xm), turn)
 
 
 @njit(cache=True, nogil=True)
@@ -360,16 +368,40 @@ def combo_of(ctx, h):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _locate(ctx, h):
+def _locate(meta, binom, counts, combo_radix, combo_offset, h):
     """(combination, side to move, type 0's rank, the rest's rank) of hash h."""
-    binom, counts, combo_radix, combo_offset = ctx[1], ctx[3], ctx[4], ctx[5]
     combo = np.searchsorted(combo_offset, h, side="right") - 1
     r = h - combo_offset[combo]
     rad = combo_radix[combo, 0]
     hi = r // rad  # turn * C(n, c0) + type 0's rank
-    arr0 = binom[ctx[0][0], counts[combo, 0]]
+    arr0 = binom[meta[0], counts[combo, 0]]
     turn = hi // arr0
     return combo, turn, hi - turn * arr0, r - hi * rad
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unrank_masks(meta, binom, counts, combo_radix, combo_offset, h):
+    """`unrank_masks` on the context's arrays (see _rank_packed)."""
+    n = meta[0]
+    combo, turn, r0, r1 = _locate(meta, binom, counts, combo_radix, combo_offset, h)
+    m0 = counts[combo, 0]
+    m1 = counts[combo, 1] if meta[1] == 3 else 0
+    xm = np.int64(0)
+    pm = np.int64(0)  # type 1's bits among the cells type 0 left
+    # branch-free: a type's binomial never fits once its pieces are all placed (its
+    # remaining rank is 0 and C(i, 0) = 1)
+    for i in range(n - 1, -1, -1):
+        b = binom[i, m0]
+        x = np.int64(b <= r0)
+        r0 -= b & -x
+        m0 -= x
+        b = binom[i, m1]
+        o = np.int64(b <= r1)
+        r1 -= b & -o
+        m1 -= o
+        xm |= x << i
+        pm |= o << i
+    return turn, xm, pdep(meta, pm, ~xm)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -380,36 +412,10 @@ def unrank_masks(ctx, h):
     Two independent greedy colex decodes from the last cell down, one per type: cell i
     is type 0 when C(i, type 0's pieces left) fits its remaining rank, and the i-th cell
     type 0 left is type 1 the same way (C(i, m) > rank for i past those cells, so both
-    run over every cell). Each step loads both possible next binomials before its
-    compare, to shorten the dependency chain. Type 1's bits are then spread over the
-    cells type 0 left (`pdep`)."""
-    meta, binom, counts = ctx[0], ctx[1], ctx[3]
-    n = meta[0]
-    combo, turn, r0, r1 = _locate(ctx, h)
-    m0 = counts[combo, 0]
-    m1 = counts[combo, 1] if meta[1] == 3 else 0
-    b0 = binom[n - 1, m0]
-    b1 = binom[n - 1, m1]
-    xm = np.int64(0)
-    pm = np.int64(0)  # type 1's bits among the cells type 0 left
-    for i in range(n - 1, -1, -1):
-        # a row or column -1 reads another row's values, used only when never selected
-        # (a type with no pieces left never fits: its rank is 0 and C(i, 0) = 1)
-        c0 = binom[i - 1, m0]
-        c0m = binom[i - 1, m0 - 1]
-        c1 = binom[i - 1, m1]
-        c1m = binom[i - 1, m1 - 1]
-        x = np.int64(b0 <= r0)
-        o = np.int64(b1 <= r1)
-        xm |= x << i
-        pm |= o << i
-        r0 -= b0 & -x
-        r1 -= b1 & -o
-        m0 -= x
-        m1 -= o
-        b0 = c0m if x else c0
-        b1 = c1m if o else c1
-    return turn, xm, pdep(meta, pm, ~xm)
+    run over every cell, side by side). Type 1's bits are then spread over the cells
+    type 0 left (`pdep`)."""
+    meta, binom, _index, counts, combo_radix, combo_offset = ctx
+    return _unrank_masks(meta, binom, counts, combo_radix, combo_offset, h)
 
 
 @njit(cache=True, nogil=True)
@@ -421,14 +427,14 @@ def unrank(ctx, h, board):
     n = meta[0]
     k = meta[1]
     if k <= 3:
-        turn, xm, om = unrank_masks(ctx, h)
+        turn, xm, om = _unrank_masks(meta, binom, counts, combo_radix, combo_offset, h)
         last = k - 1
         for i in range(n):
             x = (xm >> i) & 1
             o = (om >> i) & 1
             board[i] = o + (1 - x - o) * last
         return turn
-    combo, turn, _r0, _r1 = _locate(ctx, h)
+    combo, turn, _r0, _r1 = _locate(meta, binom, counts, combo_radix, combo_offset, h)
     r = h - combo_offset[combo]
     rad = combo_radix[combo, 0]
     arr0 = binom[n, counts[combo, 0]]
