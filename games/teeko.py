@@ -37,78 +37,143 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
-from games.common import has_line, line_table, lines_through, permute, square_symmetries
+from games.common import line_table, permute, square_symmetries
 from hashing import HashContext
-from hashing.generic import combo_of, rank, unrank
+from hashing.generic import combo_of, popcount, rank, rank_masks, unrank, unrank_masks
 
 X, O, BLANK = 0, 1, 2
 CHARS = "XO-"
 
+# ctx = (drop hash, move hash, pattern masks, table T, symmetries). The jitted rules work
+# on bitboards (bit i: cell i in reading order), one mask per side. T's slots:
+N, P, DROP_SIZE, FULL = range(4)
+ADJ = 4  # T[ADJ + i]: the cells next to cell i (8 directions)
+# T[ADJ + n*n + i] .. T[ADJ + n*n + i + 1]: where in T the masks of the patterns through
+# cell i are
+
+
+def _table(n: int, p: int, drop_size: int, pats: list[int]) -> np.ndarray:
+    """T: [n, p, drop hash size, all cells, adjacency masks (n*n), then for the patterns
+    through each cell a CSR index (n*n + 1 positions in T) and the masks]."""
+    nn = n * n
+    adj = [sum(1 << (rr * n + cc) for rr in range(r - 1, r + 2) for cc in range(c - 1, c + 2)
+               if 0 <= rr < n and 0 <= cc < n and (rr, cc) != (r, c))
+           for r in range(n) for c in range(n)]
+    through = [[m for m in pats if m >> i & 1] for i in range(nn)]
+    base = ADJ + nn + nn + 1
+    starts = [base]
+    for lst in through:
+        starts.append(starts[-1] + len(lst))
+    return np.array([n, p, drop_size, (1 << nn) - 1] + adj + starts
+                    + [m for lst in through for m in lst], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _masks(ctx, h):
+    """(side to move, pieces dropped (2p: all), X mask, O mask) of hash h."""
+    t = ctx[3]
+    if h < t[DROP_SIZE]:
+        _turn, xm, om = unrank_masks(ctx[0], h)
+        dropped = popcount(xm) + popcount(om)
+        turn = dropped % 2
+    else:
+        turn, xm, om = unrank_masks(ctx[1], h - t[DROP_SIZE])
+        dropped = 2 * t[P]
+    return turn, dropped, xm, om
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash_of(ctx, dropped):
+    """(generic hash, its first hash) of the positions with `dropped` pieces down. Chosen
+    once per call, outside the loops: a branch between the two contexts inside a loop
+    costs reference counts on their arrays at every position ranked."""
+    t = ctx[3]
+    move = dropped >= 2 * t[P]
+    return (ctx[1] if move else ctx[0]), (t[DROP_SIZE] if move else 0)
+
 
 @njit(cache=True, nogil=True)
-def _decode(ctx, h, board):
-    """Board and side to move of h; also the number of pieces dropped (2p: all)."""
-    drop, move, meta = ctx[0], ctx[1], ctx[5]
-    if h < meta[2]:
-        t = combo_of(drop, h)
-        unrank(drop, h, board)
-        return t % 2, t
-    return unrank(move, h - meta[2], board), 2 * meta[1]
+def has_pattern(pats, a):
+    """Whether mask a fills a pattern (a call, not inlined: LLVM compiles a loop beside
+    this early exit much worse)."""
+    for j in range(pats.shape[0]):
+        if (a & pats[j]) == pats[j]:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
-def _rank(ctx, board, dropped, turn):
-    """Hash of a board with `dropped` pieces down and `turn` to move."""
-    if dropped < 2 * ctx[5][1]:
-        return rank(ctx[0], board, 0)
-    return ctx[5][2] + rank(ctx[1], board, turn)
+def _pattern_through(t, a, cell):
+    """Whether mask a fills a pattern through `cell`."""
+    at = ADJ + t[N] * t[N] + cell
+    for j in range(t[at], t[at + 1]):
+        if (a & t[j]) == t[j]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lowest(b):
+    """Index of b's lowest set bit (b != 0)."""
+    return popcount((b & -b) - 1)
 
 
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
-    pats, ast, aid, meta = ctx[2], ctx[3], ctx[4], ctx[5]
-    if h < meta[2] and combo_of(ctx[0], h) < 2 * meta[1] - 1:
+    pats, t = ctx[2], ctx[3]
+    if h < t[DROP_SIZE] and combo_of(ctx[0], h) < 2 * t[P] - 1:
         return 0  # no side has p pieces yet
-    board = scratch[:meta[0] * meta[0]]
-    me, t = _decode(ctx, h, board)
-    if has_line(board, pats, X) or has_line(board, pats, O):
+    me, dropped, xm, om = _masks(ctx, h)
+    if has_pattern(pats, xm) or has_pattern(pats, om):
         return LOSE
-    if t == 2 * meta[1]:
-        for i in range(board.shape[0]):
-            if board[i] == me:
-                for j in range(ast[i], ast[i + 1]):
-                    if board[aid[j]] == BLANK:
-                        return 0
+    if dropped == 2 * t[P]:
+        mine = om if me else xm
+        empty = t[FULL] & ~(xm | om)
+        while mine:
+            i = _lowest(mine)
+            mine &= mine - 1
+            if t[ADJ + i] & empty:
+                return 0
         return LOSE
     return 0
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    ast, aid, meta = ctx[3], ctx[4], ctx[5]
-    nn = meta[0] * meta[0]
-    board = scratch[:nn]
-    me, t = _decode(ctx, h, board)
+    t = ctx[3]
+    nn = t[N] * t[N]
+    me, dropped, xm, om = _masks(ctx, h)
+    empty = t[FULL] & ~(xm | om)
+    mine = om if me else xm
+    theirs = xm if me else om
     k = 0
-    for i in range(nn):
-        if t < 2 * meta[1]:
-            if board[i] == BLANK:
-                board[i] = me
-                out[k] = _rank(ctx, board, t + 1, 1 - me)
-                moves[k] = i
-                k += 1
-                board[i] = BLANK
-        elif board[i] == me:
-            board[i] = BLANK
-            for j in range(ast[i], ast[i + 1]):
-                d = aid[j]
-                if board[d] == BLANK:
-                    board[d] = me
-                    out[k] = _rank(ctx, board, t, 1 - me)
-                    moves[k] = nn + i * nn + d
-                    k += 1
-                    board[d] = BLANK
-            board[i] = me
+    if dropped < 2 * t[P]:
+        hc, off = _hash_of(ctx, dropped + 1)
+        turn = 1 - me if dropped + 1 == 2 * t[P] else 0  # the drop hash has no turn bit
+        b = empty
+        while b:
+            i = _lowest(b)
+            b &= b - 1
+            a = mine | (np.int64(1) << i)
+            out[k] = off + rank_masks(hc, xm if me else a, a if me else om, turn)
+            moves[k] = i
+            k += 1
+        return k
+    hc = ctx[1]
+    off = t[DROP_SIZE]
+    src = mine
+    while src:
+        i = _lowest(src)
+        src &= src - 1
+        rest = mine & ~(np.int64(1) << i)
+        b = t[ADJ + i] & empty
+        while b:
+            d = _lowest(b)
+            b &= b - 1
+            a = rest | (np.int64(1) << d)
+            out[k] = off + rank_masks(hc, theirs if me else a, a if me else theirs, 1 - me)
+            moves[k] = nn + i * nn + d
+            k += 1
     return k
 
 
@@ -117,42 +182,67 @@ def parents(ctx, h, out, scratch):
     """Un-drops and un-steps of the last mover. A parent has no pattern of the side to
     move here unless h has one (then none is returned), nor one of the last mover after
     an un-drop (p - 1 pieces); after an un-step only through the square stepped back to."""
-    pats, ast, aid, meta, pst, pid = ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7]
-    nn = meta[0] * meta[0]
-    p2 = 2 * meta[1]
-    board = scratch[:nn]
-    me, t = _decode(ctx, h, board)
-    if t >= p2 - 1 and has_line(board, pats, me):
+    pats, t = ctx[2], ctx[3]
+    p2 = 2 * t[P]
+    me, dropped, xm, om = _masks(ctx, h)
+    mine = om if me else xm
+    if dropped >= p2 - 1 and has_pattern(pats, mine):
         return 0
     prev = 1 - me
+    theirs = xm if me else om  # the last mover's
+    empty = t[FULL] & ~(xm | om)
+    hd, doff = _hash_of(ctx, dropped - 1)  # un-drops
+    hm = ctx[1]  # un-steps
+    moff = t[DROP_SIZE]
     k = 0
-    for i in range(nn):
-        if board[i] != prev:
-            continue
-        board[i] = BLANK
+    src = theirs
+    while src:
+        i = _lowest(src)
+        src &= src - 1
+        rest = theirs & ~(np.int64(1) << i)
         # un-drop: while dropping, and into the last drop (O's) from the move phase
-        if 0 < t < p2 or (t == p2 and prev == O):
-            out[k] = _rank(ctx, board, t - 1, prev)
+        if 0 < dropped < p2 or (dropped == p2 and prev == O):
+            out[k] = doff + rank_masks(hd, rest if prev == X else mine,
+                                       mine if prev == X else rest, 0)
             k += 1
-        if t == p2:  # un-step from an adjacent empty square
-            for j in range(ast[i], ast[i + 1]):
-                s = aid[j]
-                if board[s] == BLANK:
-                    board[s] = prev
-                    if not _line_through(board, pats, pst, pid, s, prev):
-                        out[k] = _rank(ctx, board, t, prev)
-                        k += 1
-                    board[s] = BLANK
-        board[i] = prev
+        if dropped == p2:  # un-step from an adjacent empty square
+            b = t[ADJ + i] & empty
+            while b:
+                s = _lowest(b)
+                b &= b - 1
+                a = rest | (np.int64(1) << s)
+                if not _pattern_through(t, a, s):
+                    out[k] = moff + rank_masks(hm, a if prev == X else mine,
+                                               mine if prev == X else a, prev)
+                    k += 1
     return k
+
+
+@njit(cache=True, nogil=True)
+def _decode(ctx, h, board):
+    """Board and side to move of h; also the number of pieces dropped (2p: all)."""
+    drop, move, t = ctx[0], ctx[1], ctx[3]
+    if h < t[DROP_SIZE]:
+        d = combo_of(drop, h)
+        unrank(drop, h, board)
+        return d % 2, d
+    return unrank(move, h - t[DROP_SIZE], board), 2 * t[P]
+
+
+@njit(cache=True, nogil=True)
+def _rank(ctx, board, dropped, turn):
+    """Hash of a board with `dropped` pieces down and `turn` to move."""
+    if dropped < 2 * ctx[3][P]:
+        return rank(ctx[0], board, 0)
+    return ctx[3][DROP_SIZE] + rank(ctx[1], board, turn)
 
 
 @njit(cache=True, nogil=True)
 def _symmetric(ctx, h, scratch, want_orbit):
     """The smallest hash among h's images, or (want_orbit) how many distinct images it has:
     the symmetries divided by those that fix it."""
-    meta, perms = ctx[5], ctx[8]
-    nn = meta[0] * meta[0]
+    t, perms = ctx[3], ctx[4]
+    nn = t[N] * t[N]
     board, image = scratch[:nn], scratch[nn:2 * nn]
     me, t = _decode(ctx, h, board)
     best = h
@@ -173,20 +263,6 @@ def canonical(ctx, h, scratch):
 @njit(cache=True, nogil=True)
 def orbit(ctx, h, scratch):
     return _symmetric(ctx, h, scratch, True)
-
-
-@njit(cache=True, nogil=True)
-def _line_through(board, pats, pst, pid, cell, piece):
-    for j in range(pst[cell], pst[cell + 1]):
-        q = pid[j]
-        full = True
-        for c in range(pats.shape[1]):
-            if board[pats[q, c]] != piece:
-                full = False
-                break
-        if full:
-            return True
-    return False
 
 
 def patterns(n: int, p: int, advanced: bool) -> np.ndarray:
@@ -223,14 +299,10 @@ class Teeko(Game):
         self.drop = HashContext(nn, cells, combos=[((t + 1) // 2, t // 2, nn - t)
                                                    for t in range(2 * p)])
         self.move = HashContext(nn, cells, combos=[(p, p, nn - 2 * p)], turn=True)
-        adj = [[rr * n + cc for rr in range(r - 1, r + 2) for cc in range(c - 1, c + 2)
-                if 0 <= rr < n and 0 <= cc < n and (rr, cc) != (r, c)]
-               for r in range(n) for c in range(n)]
-        ast, aid = _csr(adj)
-        pats = patterns(n, p, bool(self.variant["advanced"]))
-        self.ctx = (self.drop.nb, self.move.nb, pats, ast, aid,
-                    np.array([n, p, self.drop.size], dtype=np.int64)) + lines_through(pats, nn) \
-            + (square_symmetries(n),)  # ctx[8]: symmetry reduction
+        pats = [sum(1 << int(c) for c in pat)
+                for pat in patterns(n, p, bool(self.variant["advanced"]))]
+        self.ctx = (self.drop.nb, self.move.nb, np.array(pats, dtype=np.int64),
+                    _table(n, p, self.drop.size, pats), square_symmetries(n))
         self.hash_size = self.drop.size + self.move.size
         self.max_children = max(nn, 8 * p)
         self.max_parents = 9 * p
@@ -277,7 +349,8 @@ class Teeko(Game):
                     f"teeko position '{s}' cannot occur: X drops first, the sides alternate")
         elif (nx, no) != (p, p):
             raise PositionError(f"teeko position '{s}': each side has {p} pieces")
-        if has_line(board, self.ctx[2], turn):
+        side = sum(1 << i for i, ch in enumerate(cells) if ch == "XO"[turn])
+        if any(side & m == m for m in self.ctx[2].tolist()):
             raise PositionError(
                 f"teeko position '{s}' cannot occur: the side to move has a pattern")
         if nx + no < 2 * p:
@@ -291,8 +364,3 @@ class Teeko(Game):
         src, dst = divmod(code - nn, nn)
         return f"{src + 1}-{dst + 1}"
 
-
-def _csr(adj: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    starts = np.zeros(len(adj) + 1, dtype=np.int64)
-    starts[1:] = np.cumsum([len(a) for a in adj])
-    return starts, np.array([j for a in adj for j in a], dtype=np.int64)
