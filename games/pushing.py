@@ -75,8 +75,7 @@ def push_table(n: int) -> np.ndarray:
 @njit(cache=True, nogil=True, inline="always")
 def has_line(pt, a):
     """Whether mask a fills a row, a column or a diagonal: a row's first cell survives
-    n-1 shifts of one, a column's top cell n-1 shifts of n (branch-free: a loop with an
-    early exit here makes LLVM compile the children loop beside it much worse)."""
+    n-1 shifts of one, a column's top cell n-1 shifts of n (branch-free)."""
     n = pt[N]
     rows = a
     cols = a
@@ -85,12 +84,7 @@ def has_line(pt, a):
         cols &= a >> (k * n)
     d1 = pt[DIAG1]
     d2 = pt[DIAG2]
-    return ((rows & pt[ROW0]) | (cols & pt[COL0])) != 0 or (a & d1) == d1 or (a & d2) == d2
-
-
-@njit(cache=True, nogil=True)
-def either_line(pt, a, b):
-    return has_line(pt, a) or has_line(pt, b)
+    return (((rows & pt[ROW0]) | (cols & pt[COL0])) != 0) | ((a & d1) == d1) | ((a & d2) == d2)
 
 
 @njit(cache=True, nogil=True)
@@ -98,7 +92,8 @@ def push_primitive(pt, mine, theirs):
     """For the player to move (cells `mine`, the opponent's `theirs`): WIN with a line of
     their own (the pusher made it, maybe with one of theirs: a double line loses for the
     pusher), else LOSE facing one, else LOSE without a push (only possible facing a line:
-    a safeguard), else 0."""
+    a safeguard), else 0. A call, not inlined: inlined, its early returns made LLVM
+    compile the children loop beside it much worse."""
     if has_line(pt, mine):
         return WIN
     if has_line(pt, theirs):
@@ -123,7 +118,7 @@ def push_children(hctx, pt, me, mine, theirs, out, moves):
         rs = pt[b + RS]
         a = (mine & keep) | (((mine & src) << ls) >> rs) | pt[b + END]
         t = (theirs & keep) | (((theirs & src) << ls) >> rs)
-        if me == X:
+        if me == X:  # two inlined ranks measured faster here than one of selected masks
             out[k] = rank_masks(hctx, a, t, 1)
         else:
             out[k] = rank_masks(hctx, t, a, 0)
@@ -147,15 +142,14 @@ def push_parents(hctx, pt, me, mine, theirs, out):
         ls = pt[b + LS]
         rs = pt[b + RS]
         a = (mine & keep) | (((mine & usrc) << rs) >> ls)
+        if has_line(pt, a):  # primitive whatever cell i held
+            continue
         t0 = (theirs & keep) | (((theirs & usrc) << rs) >> ls)
         for w in range(2):
             t = t0 | pt[b + CELL] if w == 0 else t0
-            if either_line(pt, a, t):
+            if has_line(pt, t):
                 continue
-            if me == X:
-                p = rank_masks(hctx, a, t, 1)
-            else:
-                p = rank_masks(hctx, t, a, 0)
+            p = rank_masks(hctx, a if me == X else t, t if me == X else a, 1 - me)
             dup = False
             for q in range(k):
                 if out[q] == p:
