@@ -138,11 +138,10 @@ def primitive(ctx, h, scratch):
     return 0
 
 
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
+@njit(cache=True, nogil=True, inline="always")
+def _children(ctx, me, dropped, xm, om, out, moves):
     t = ctx[3]
     nn = t[N] * t[N]
-    me, dropped, xm, om = _masks(ctx, h)
     empty = t[FULL] & ~(xm | om)
     mine = om if me else xm
     theirs = xm if me else om
@@ -158,22 +157,44 @@ def children(ctx, h, out, moves, scratch):
             out[k] = off + rank_masks(hc, xm if me else a, a if me else om, turn)
             moves[k] = i
             k += 1
-        return k
-    hc = ctx[1]
-    off = t[DROP_SIZE]
-    src = mine
-    while src:
-        i = _lowest(src)
-        src &= src - 1
-        rest = mine & ~(np.int64(1) << i)
-        b = t[ADJ + i] & empty
-        while b:
-            d = _lowest(b)
-            b &= b - 1
-            a = rest | (np.int64(1) << d)
-            out[k] = off + rank_masks(hc, theirs if me else a, a if me else theirs, 1 - me)
-            moves[k] = nn + i * nn + d
-            k += 1
+    else:
+        hc = ctx[1]
+        off = t[DROP_SIZE]
+        src = mine
+        while src:
+            i = _lowest(src)
+            src &= src - 1
+            rest = mine & ~(np.int64(1) << i)
+            b = t[ADJ + i] & empty
+            while b:
+                d = _lowest(b)
+                b &= b - 1
+                a = rest | (np.int64(1) << d)
+                out[k] = off + rank_masks(hc, theirs if me else a, a if me else theirs,
+                                          1 - me)
+                moves[k] = nn + i * nn + d
+                k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    me, dropped, xm, om = _masks(ctx, h)
+    return _children(ctx, me, dropped, xm, om, out, moves)
+
+
+@njit(cache=True, nogil=True)
+def expand(ctx, h, out, moves, scratch):
+    """`primitive`, then `children`, from one unranking (the solvers' hot loop): minus
+    the value of a primitive position, else its number of children."""
+    pats, t = ctx[2], ctx[3]
+    me, dropped, xm, om = _masks(ctx, h)
+    # fewer than 2p - 1 down: no side has p pieces yet
+    if dropped >= 2 * t[P] - 1 and (has_pattern(pats, xm) or has_pattern(pats, om)):
+        return -LOSE
+    k = _children(ctx, me, dropped, xm, om, out, moves)
+    if k == 0 and dropped == 2 * t[P]:  # no step (the drop phase always has a drop)
+        return -LOSE
     return k
 
 
