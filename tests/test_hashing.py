@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from hashing import HashContext
-from hashing.generic import rank, rank_masks, unrank
+from hashing.generic import _pdep_table, _pext_table, pdep, pext, rank, rank_masks, unrank
 
 
 def brute_force(ncells, bounds, predicate=None):
@@ -232,3 +232,39 @@ def test_rank_masks_equals_rank(ctx):
     boards[: m // 10] = rng.integers(0, k, size=(m // 10, n))  # some with invalid counts
     turns = rng.integers(0, ctx.turns, m).astype(np.int64)
     assert _masks_mismatches(ctx.nb, k, boards, turns) == 0
+
+
+@njit  # not cached
+def _bits_mismatches(meta, xs, ms):
+    """Mismatches of the table pext/pdep against the hardware ones (when the CPU has
+    BMI2) or against a bit-by-bit loop."""
+    bad = 0
+    for j in range(xs.shape[0]):
+        x, m = xs[j] & ms[j], ms[j]
+        ref_ext = np.int64(0)
+        ref_dep = np.int64(0)
+        k = 0
+        for i in range(meta[0]):
+            if m >> i & 1:
+                ref_ext |= ((x >> i) & 1) << k
+                ref_dep |= ((xs[j] >> k) & 1) << i
+                k += 1
+        bad += _pext_table(meta, x, m) != ref_ext
+        bad += _pdep_table(meta, xs[j], m) != ref_dep
+        bad += pext(meta, x, m) != ref_ext
+        bad += pdep(meta, xs[j], m) != ref_dep
+    return bad
+
+
+@pytest.mark.parametrize("ncells", [1, 5, 16, 25, 33, 62])
+def test_pext_pdep(ncells):
+    """Both ways of packing a mask (the tables, and BMI2 where this CPU has a fast one,
+    which `pext`/`pdep` then use) against a bit loop, inside the board's cells."""
+    meta = HashContext(ncells, [(0, 1), (0, ncells)]).nb[0]
+    rng = np.random.default_rng(ncells)
+    full = (1 << ncells) - 1
+    xs = rng.integers(0, 2**62, 5000, dtype=np.int64) & full
+    ms = rng.integers(0, 2**62, 5000, dtype=np.int64) & full
+    ms[:100] = full
+    ms[100:200] = 0
+    assert _bits_mismatches(meta, xs, ms) == 0
