@@ -451,41 +451,56 @@ def _retro(game: Game, win, seg, lo, hi, obase, bad) -> None:
     if not game.puzzle:
         cnt = np.empty(m, _counter_dtype(game))
         never = np.iinfo(cnt.dtype).max
-        ties = run_blocks(k.count_winlose, (ctx, win, *seg, cnt, evl), lo, hi, lo, hi, obase,
-                          never, mc, ss)
+        ties = run_blocks(k.scan_children, (ctx, win, *seg, cnt, evl), lo, hi, lo, hi, obase,
+                          0, never, mc, ss)
         if ties < 0:
             raise bad
-        if threads() > 1:
-            _propagate_pool(k, game, win, cnt, evl, order, queue, lo, hi, obase, 0, never,
-                            limit, mp)
-        elif k.propagate_winlose(ctx, win, cnt, evl, order, queue, lo, hi, obase, never,
-                                 limit, mp, ss) < 0:
-            raise _too_far(game, limit)
+        _propagate(k, game, win, cnt, evl, order, queue, lo, hi, obase, 0, never, limit, mp)
         del cnt
         tie = ties > 0
     if tie:  # TIE (puzzles: WIN) spreads only from a decided one outside the W/L phase
         target = WIN if game.puzzle else TIE
-        if run_blocks(k.reach_events, (ctx, win, *seg, evl), lo, hi, lo, hi, obase, target,
-                      mc, ss) < 0:
+        nocount = np.zeros(1, np.uint8)
+        if run_blocks(k.scan_children, (ctx, win, *seg, nocount, evl), lo, hi, lo, hi, obase,
+                      target, 255, mc, ss) < 0:
             raise bad
-        if threads() > 1:
-            _propagate_pool(k, game, win, np.zeros(1, np.uint8), evl, order, queue, lo, hi,
-                            obase, target, 255, limit, mp)
-        elif k.propagate_reach(ctx, win, evl, order, queue, lo, hi, obase, target, limit, mp,
-                               ss) < 0:
-            raise _too_far(game, limit)
+        _propagate(k, game, win, nocount, evl, order, queue, lo, hi, obase, target, 255,
+                   limit, mp)
     own = win[lo + obase:hi + obase]
     own[own == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
+
+
+def warm_retro(game: Game, dtype) -> None:
+    """Load `_retro`'s kernels for both of its phases (so they do not count as solve time)."""
+    from solver.codegen import kernels
+
+    if not retro_bytes(game):
+        return
+    k = kernels(game.module, RETRO)
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
+    mp = max(1, int(getattr(game, "max_parents", mc)))
+    win, evl = np.zeros(1, dtype), np.zeros(0, dtype)
+    seg = (np.zeros(1, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64))
+    order = queue = np.zeros(0, np.uint32)
+    buf = np.zeros(0, np.int32)
+    for cnt, target in ((np.zeros(0, _counter_dtype(game)), 0), (np.zeros(1, np.uint8), WIN)):
+        never = int(np.iinfo(cnt.dtype).max)
+        k.scan_children(ctx, win, *seg, cnt, evl, 0, 0, 0, 0, 0, target, never, mc, ss)
+        k.sort_events(evl, order)
+        k.apply_events(win, cnt, order, np.zeros(2, np.int64), queue, 0, 0, 0, 0, target,
+                       never)
+        k.gather_parents(ctx, win, queue, buf, 0, 0, 0, 0, 0, 0, mp, ss)
+        k.apply_parents(win, cnt, queue, buf, 0, 0, 0, 0, 0, 0, target, never, mp)
 
 
 BATCH = 1 << 14  # frontier entries whose parents the pool gathers at once (int32 each)
 
 
-def _propagate_pool(k, game: Game, win, cnt, evl, order, queue, lo, hi, obase, target,
-                    never, limit, mp) -> None:
-    """The levels of propagate_winlose (target 0) or propagate_reach, with the parent
-    generation (most of their time) on the thread pool and the records changed in order
-    on this thread: the same records."""
+def _propagate(k, game: Game, win, cnt, evl, order, queue, lo, hi, obase, target, never,
+               limit, mp) -> None:
+    """W/L (target 0) or `target` spread level by level from the events and through
+    parents: the parent generation (most of the time) in blocks on the thread pool, the
+    records changed in order on this thread, so any thread count gives the same records."""
     ctx, ss = game.ctx, game.scratch_size
     first = k.sort_events(evl, order)
     top = first.size - 1

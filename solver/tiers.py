@@ -46,6 +46,10 @@ def warm_up(game: Game) -> None:
     k.combine_tier(ctx, win, *seg, 0, 0, 0, mc, ss, game.puzzle)
     k.winlose_tier(ctx, win, *seg, 0, 0, 0, 1, mc, ss)
     k.reach_tier(ctx, win, *seg, 0, 0, 0, 1, WIN, mc, ss)
+    if game.loopy:
+        from solver.tier_worker import warm_retro
+
+        warm_retro(game, dt)
 
 
 def solve(game: Game, progress: Progress | None = None) -> np.ndarray:

@@ -18,19 +18,21 @@ game_primitive = game_children = game_parents = None  # bound by solver/codegen.
 
 
 @njit(cache=True, nogil=True, inline="always")
+def add_distinct(out, m, c):
+    """Put c at out[m] unless out[:m] holds it; return how many out[:] now holds."""
+    for k in range(m):
+        if out[k] == c:
+            return m
+    out[m] = c
+    return m + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _distinct(out, n):
     """Move the distinct entries of out[:n] to its front; return how many."""
     m = 0
     for j in range(n):
-        c = out[j]
-        dup = False
-        for k in range(m):
-            if out[k] == c:
-                dup = True
-                break
-        if not dup:
-            out[m] = c
-            m += 1
+        m = add_distinct(out, m, out[j])
     return m
 
 

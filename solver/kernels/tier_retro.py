@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
+from solver.kernels.retrograde import add_distinct
 from solver.kernels.tiers import _locate
 
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
@@ -31,23 +32,27 @@ ERROR = -(1 << 40)  # a child outside the window (sums of blocks stay negative)
 
 
 @njit(cache=True, nogil=True)
-def count_winlose(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, never,
-                  max_children, scratch_size):
-    """Counters and W/L events of the undecided positions of [a, b) (inside the tier
-    [lo, hi)). Returns how many of them have a TIE child (0: the TIE phase has nothing to
-    spread), or ERROR when a child lies outside the window."""
+def scan_children(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, target,
+                  never, max_children, scratch_size):
+    """Events of the undecided positions of [a, b) (inside the tier [lo, hi)), from one
+    generation of their children. W/L (target 0): counters and events as the module says;
+    returns how many have a TIE child (0: the TIE phase has nothing to spread). Else evl =
+    1 + the remoteness of the fastest decided `target` child (0: none); returns how many
+    have one. ERROR when a child lies outside the window."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
     scratch = np.empty(scratch_size, np.int8)
-    ties = 0
+    found = 0
     for h in range(a, b):
+        i = h - lo
         if win[h + obase] != VISITED:
-            evl[h - lo] = 0
+            evl[i] = 0
             continue
         n = game_children(ctx, h, out, moves, scratch)
-        k = 0  # distinct undecided in-tier children, moved to out[:k]
+        k = 0  # W/L: distinct undecided in-tier children, moved to out[:k]
         fastest_lose = -1
         slowest_win = -1
+        fastest = -1  # of target
         blocked = False
         tie = False
         for j in range(n):
@@ -59,19 +64,14 @@ def count_winlose(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, 
                 if w < 0:
                     return ERROR
             r = np.int64(win[w])
-            if r == VISITED and lo <= c < hi:
-                dup = False
-                for x in range(k):
-                    if out[x] == c:
-                        dup = True
-                        break
-                if not dup:
-                    out[k] = c
-                    k += 1
-                continue
             v = r & VALUE_MASK
             rem = r >> SHIFT
-            if v == LOSE:
+            if target != 0:
+                if v == target and (fastest < 0 or rem < fastest):
+                    fastest = rem
+            elif r == VISITED and lo <= c < hi:
+                k = add_distinct(out, k, c)
+            elif v == LOSE:
                 if fastest_lose < 0 or rem < fastest_lose:
                     fastest_lose = rem
             elif v == WIN:
@@ -79,63 +79,28 @@ def count_winlose(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, 
                     slowest_win = rem
             else:
                 blocked = True
-                if v == TIE:
-                    tie = True
-        if tie:
-            ties += 1
-        i = h - lo
-        if fastest_lose >= 0:
+                tie |= v == TIE
+        if target != 0:
+            evl[i] = fastest + 1
+            found += fastest >= 0
+        elif fastest_lose >= 0:
             cnt[i] = never
             evl[i] = fastest_lose + 1
         elif blocked or (k == 0 and slowest_win < 0):  # no children: never decided
             cnt[i] = never
             evl[i] = 0
+            found += tie
         elif slowest_win >= 0:
             cnt[i] = k + 1
             evl[i] = slowest_win + 1
         else:
             cnt[i] = k
             evl[i] = 0
-    return ties
+    return found
 
 
 @njit(cache=True, nogil=True)
-def reach_events(ctx, win, gstart, gstop, woff, evl, a, b, lo, hi, obase, target,
-                 max_children, scratch_size):
-    """Events of [a, b): evl = 1 + the remoteness of the fastest decided `target` child of
-    an undecided position (0: none). Returns the positions with an event, or ERROR when a
-    child lies outside the window."""
-    out = np.empty(max_children, np.int64)
-    moves = np.empty(max_children, np.int64)
-    scratch = np.empty(scratch_size, np.int8)
-    events = 0
-    for h in range(a, b):
-        if win[h + obase] != VISITED:
-            evl[h - lo] = 0
-            continue
-        n = game_children(ctx, h, out, moves, scratch)
-        fastest = -1
-        for j in range(n):
-            c = out[j]
-            if lo <= c < hi:
-                w = c + obase
-            else:
-                w = _locate(c, gstart, gstop, woff)
-                if w < 0:
-                    return ERROR
-            r = np.int64(win[w])
-            if r & VALUE_MASK == target:
-                rem = r >> SHIFT
-                if fastest < 0 or rem < fastest:
-                    fastest = rem
-        evl[h - lo] = fastest + 1
-        if fastest >= 0:
-            events += 1
-    return events
-
-
-@njit(cache=True, nogil=True)
-def _sort_events(evl, order):
+def sort_events(evl, order):
     """Sort the positions with an event by level into order[]; returns first[], where
     order[first[L]:first[L + 1]] holds the events of level L."""
     top = 0
@@ -158,127 +123,40 @@ def _sort_events(evl, order):
     return first
 
 
-@njit(cache=True, nogil=True)
-def propagate_winlose(ctx, win, cnt, evl, order, queue, lo, hi, obase, never, limit,
-                      max_parents, scratch_size):
-    """W/L of the tier from its counters and events, level by level. Returns the
-    positions decided, or -1 when a remoteness would pass `limit`."""
-    first = _sort_events(evl, order)
-    top = first.shape[0] - 1
-    pbuf = np.empty(max_parents, np.int64)
-    scratch = np.empty(scratch_size, np.int8)
-    head = 0
-    tail = 0
-    level = 0
-    while level < top or head < tail:
-        end = tail
-        rec_win = VISITED | WIN | ((level + 1) << SHIFT)
-        rec_lose = VISITED | LOSE | ((level + 1) << SHIFT)
-        if level < top:
-            for x in range(first[level], first[level + 1]):
-                i = np.int64(order[x])
-                if win[i + lo + obase] != VISITED:
-                    continue
-                if cnt[i] == never:
-                    win[i + lo + obase] = rec_win
-                else:
-                    cnt[i] -= 1
-                    if cnt[i] != 0:
-                        continue
-                    win[i + lo + obase] = rec_lose
-                queue[tail] = i
-                tail += 1
-        for x in range(head, end):
-            p = np.int64(queue[x]) + lo
-            lost = win[p + obase] & VALUE_MASK == LOSE
-            m = game_parents(ctx, p, pbuf, scratch)
-            for j in range(m):
-                q = pbuf[j]
-                if q < lo or q >= hi or win[q + obase] != VISITED:
-                    continue
-                i = q - lo
-                if lost:
-                    win[q + obase] = rec_win
-                else:
-                    if cnt[i] == never:
-                        continue
-                    cnt[i] -= 1
-                    if cnt[i] != 0:
-                        continue
-                    win[q + obase] = rec_lose
-                queue[tail] = i
-                tail += 1
-        if tail > end and level + 1 > limit:
-            return -1
-        head = end
-        level += 1
-    return tail
+# -- propagation: tier_worker._propagate drives the levels; per level `apply_events`, then
+# the frontier in batches: `gather_parents` in blocks (on the pool), `apply_parents` in order
 
 
-@njit(cache=True, nogil=True)
-def propagate_reach(ctx, win, evl, order, queue, lo, hi, obase, target, limit, max_parents,
-                    scratch_size):
-    """`target` (TIE, or WIN for puzzles) spread from its events and through parents, level
-    by level. Returns the positions decided, or -1 when a remoteness would pass `limit`."""
-    first = _sort_events(evl, order)
-    top = first.shape[0] - 1
-    pbuf = np.empty(max_parents, np.int64)
-    scratch = np.empty(scratch_size, np.int8)
-    head = 0
-    tail = 0
-    level = 0
-    while level < top or head < tail:
-        end = tail
-        rec = VISITED | target | ((level + 1) << SHIFT)
-        if level < top:
-            for x in range(first[level], first[level + 1]):
-                i = np.int64(order[x])
-                if win[i + lo + obase] == VISITED:
-                    win[i + lo + obase] = rec
-                    queue[tail] = i
-                    tail += 1
-        for x in range(head, end):
-            m = game_parents(ctx, np.int64(queue[x]) + lo, pbuf, scratch)
-            for j in range(m):
-                q = pbuf[j]
-                if lo <= q < hi and win[q + obase] == VISITED:
-                    win[q + obase] = rec
-                    queue[tail] = q - lo
-                    tail += 1
-        if tail > end and level + 1 > limit:
-            return -1
-        head = end
-        level += 1
-    return tail
-
-
-# -- the same propagation with the parent generation on the thread pool -------------------
-# (tier_worker._retro drives the levels: per level, `apply_events`, then the frontier in
-# batches: `gather_parents` in blocks on the pool, `apply_parents` in order on one thread)
+@njit(cache=True, nogil=True, inline="always")
+def _decide(win, cnt, queue, tail, i, lo, obase, target, never, lost, level):
+    """Position i of the tier (undecided) hears of a decided child at `level` (`lost`: a
+    LOSE child, or its own W/L event) and is queued if that decides it; returns the tail.
+    W/L (target 0): a LOSE child wins, a WIN child counts down to LOSE; else `target`."""
+    if target != 0:
+        win[i + lo + obase] = VISITED | target | ((level + 1) << SHIFT)
+    elif lost:
+        win[i + lo + obase] = VISITED | WIN | ((level + 1) << SHIFT)
+    else:
+        if cnt[i] == never:
+            return tail
+        cnt[i] -= 1
+        if cnt[i] != 0:
+            return tail
+        win[i + lo + obase] = VISITED | LOSE | ((level + 1) << SHIFT)
+    queue[tail] = i
+    return tail + 1
 
 
 @njit(cache=True, nogil=True)
 def apply_events(win, cnt, order, first, queue, tail, level, lo, obase, target, never):
-    """Decide the positions whose event is at `level` (target 0: W/L, with counters; else
-    `target`) and queue them; returns the new tail."""
-    rec_win = VISITED | WIN | ((level + 1) << SHIFT)
-    rec_lose = VISITED | LOSE | ((level + 1) << SHIFT)
-    rec_target = VISITED | target | ((level + 1) << SHIFT)
+    """Decide the positions whose event is at `level` and queue them; returns the tail.
+    A W/L event is a LOSE child when the counter is `never`, else the token of the
+    position's decided WIN children."""
     for x in range(first[level], first[level + 1]):
         i = np.int64(order[x])
-        if win[i + lo + obase] != VISITED:
-            continue
-        if target != 0:
-            win[i + lo + obase] = rec_target
-        elif cnt[i] == never:
-            win[i + lo + obase] = rec_win
-        else:
-            cnt[i] -= 1
-            if cnt[i] != 0:
-                continue
-            win[i + lo + obase] = rec_lose
-        queue[tail] = i
-        tail += 1
+        if win[i + lo + obase] == VISITED:
+            tail = _decide(win, cnt, queue, tail, i, lo, obase, target, never,
+                           target == 0 and cnt[i] == never, level)
     return tail
 
 
@@ -307,11 +185,8 @@ def gather_parents(ctx, win, queue, buf, a, b, base, lo, hi, obase, max_parents,
 @njit(cache=True, nogil=True)
 def apply_parents(win, cnt, queue, buf, a, b, tail, level, lo, obase, target, never,
                   max_parents):
-    """Apply the gathered parents of frontier entries queue[a:b] in order, as the serial
-    kernels do; returns the new tail."""
-    rec_win = VISITED | WIN | ((level + 1) << SHIFT)
-    rec_lose = VISITED | LOSE | ((level + 1) << SHIFT)
-    rec_target = VISITED | target | ((level + 1) << SHIFT)
+    """Apply the gathered parents of frontier entries queue[a:b] in order; returns the
+    tail."""
     for x in range(a, b):
         lost = win[np.int64(queue[x]) + lo + obase] & VALUE_MASK == LOSE
         at = (x - a) * max_parents
@@ -319,25 +194,7 @@ def apply_parents(win, cnt, queue, buf, a, b, tail, level, lo, obase, target, ne
             i = buf[at + j]
             if i < 0:
                 break
-            if win[i + lo + obase] != VISITED:
-                continue
-            if target != 0:
-                win[i + lo + obase] = rec_target
-            elif lost:
-                win[i + lo + obase] = rec_win
-            else:
-                if cnt[i] == never:
-                    continue
-                cnt[i] -= 1
-                if cnt[i] != 0:
-                    continue
-                win[i + lo + obase] = rec_lose
-            queue[tail] = i
-            tail += 1
+            if win[i + lo + obase] == VISITED:
+                tail = _decide(win, cnt, queue, tail, np.int64(i), lo, obase, target, never,
+                               lost, level)
     return tail
-
-
-@njit(cache=True, nogil=True)
-def sort_events(evl, order):
-    """`_sort_events` for a caller outside numba."""
-    return _sort_events(evl, order)
