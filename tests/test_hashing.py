@@ -186,17 +186,23 @@ SAME_CASES = [
 ]
 
 
-@pytest.mark.parametrize("ctx", SAME_CASES, ids=lambda c: f"{c.ncells}x{c.ntypes}")
-def test_numbering_unchanged(ctx):
-    rng = np.random.default_rng(ctx.ncells * 7 + ctx.ntypes)
-    k, n, m = ctx.ntypes, ctx.ncells, 20000
-    # boards near each valid combination: shuffle a random combination's pieces
+def _random_boards(ctx, rng, m):
+    """m boards near the context's valid combinations (a random combination's pieces
+    shuffled), a tenth of them with random, mostly invalid, counts; and a turn each."""
+    k, n = ctx.ntypes, ctx.ncells
     combos = np.array(ctx.combos)[rng.integers(0, len(ctx.combos), m)]
     boards = np.empty((m, n), np.int8)
     for j in range(m):
         boards[j] = rng.permutation(np.repeat(np.arange(k), combos[j]))
-    boards[: m // 10] = rng.integers(0, k, size=(m // 10, n))  # some with invalid counts
-    turns = rng.integers(0, ctx.turns, m).astype(np.int64)
+    boards[: m // 10] = rng.integers(0, k, size=(m // 10, n))
+    return boards, rng.integers(0, ctx.turns, m).astype(np.int64)
+
+
+@pytest.mark.parametrize("ctx", SAME_CASES, ids=lambda c: f"{c.ncells}x{c.ntypes}")
+def test_numbering_unchanged(ctx):
+    rng = np.random.default_rng(ctx.ncells * 7 + ctx.ntypes)
+    n, m = ctx.ncells, 20000
+    boards, turns = _random_boards(ctx, rng, m)
     hs = np.concatenate([rng.integers(0, ctx.size, m), ctx.offsets[:-1], ctx.offsets[1:] - 1,
                          [0, ctx.size - 1]]).astype(np.int64)
     a, b = np.empty(n, np.int8), np.empty(n, np.int8)
@@ -224,14 +230,8 @@ def _masks_mismatches(ctx, ntypes, boards, turns):
                          ids=lambda c: f"{c.ncells}x{c.ntypes}")
 def test_rank_masks_equals_rank(ctx):
     rng = np.random.default_rng(ctx.ncells)
-    k, n, m = ctx.ntypes, ctx.ncells, 20000
-    combos = np.array(ctx.combos)[rng.integers(0, len(ctx.combos), m)]
-    boards = np.empty((m, n), np.int8)
-    for j in range(m):
-        boards[j] = rng.permutation(np.repeat(np.arange(k), combos[j]))
-    boards[: m // 10] = rng.integers(0, k, size=(m // 10, n))  # some with invalid counts
-    turns = rng.integers(0, ctx.turns, m).astype(np.int64)
-    assert _masks_mismatches(ctx.nb, k, boards, turns) == 0
+    boards, turns = _random_boards(ctx, rng, 20000)
+    assert _masks_mismatches(ctx.nb, ctx.ntypes, boards, turns) == 0
 
 
 @njit  # not cached
