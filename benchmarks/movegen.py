@@ -1,9 +1,10 @@
 """ns per position of a game's move generation on random hashes of its largest tier.
 
 Usage: python benchmarks/movegen.py [quixo] [-V size=4] [--n 200000]. Times the game's
-jitted primitive, children, expand (when the game defines one) and parents (ns per call),
-single thread, best of 3. Positions are uniform over the tier's hash range, so some are
-unreachable; compare runs of the same command taken back to back (numbers vary with load).
+jitted primitive, children, expand and parents (where the game defines them, and their
+`_canonical` forms) and canonical, ns per call, single thread, best of 3. Positions are
+uniform over the tier's hash range, so some are unreachable; compare runs of the same
+command taken back to back (numbers vary with load).
 """
 
 from __future__ import annotations
@@ -80,14 +81,18 @@ def main():
           f"{a.n:,} random positions")
     t, s = _time(_prim_loop, mod.primitive, g.ctx, hs, scratch)
     print(f"  primitive {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
-    t, s = _time(_kids_loop, mod.children, g.ctx, hs, out, moves, scratch)
-    print(f"  children  {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
-    if hasattr(mod, "expand"):
-        t, s = _time(_kids_loop, mod.expand, g.ctx, hs, out, moves, scratch)
-        print(f"  expand    {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
-    if hasattr(mod, "parents"):
-        t, s = _time(_parents_loop, mod.parents, g.ctx, hs, out, scratch)
-        print(f"  parents   {t / a.n * 1e9:8.1f} ns/call  (checksum {s})")
+    for name in ("children", "expand", "parents"):
+        for form in (name, f"{name}_canonical"):  # the second: for symmetric solves
+            if not hasattr(mod, form):
+                continue
+            if name == "parents":
+                t, s = _time(_parents_loop, getattr(mod, form), g.ctx, hs, out, scratch)
+            else:
+                t, s = _time(_kids_loop, getattr(mod, form), g.ctx, hs, out, moves, scratch)
+            print(f"  {form:18} {t / a.n * 1e9:8.1f} ns/call  (checksum {s})")
+    if hasattr(mod, "canonical"):
+        t, s = _time(_prim_loop, mod.canonical, g.ctx, hs, scratch)
+        print(f"  {'canonical':18} {t / a.n * 1e9:8.1f} ns/call  (checksum {s})")
 
 
 if __name__ == "__main__":

@@ -44,9 +44,11 @@ PAIRS = [
          ["mwin4_5x4", "--nodb", "--notiers", "--solve"], "wall", 0.5),
     Pair("connect4-5x5", ["connect4", "-V", "width=5,height=5", "--method", "tiers"],
          "classic", ["mwin4_5x5", "--nodb", "--notiers", "--solve"], "wall", 0.5),
-    Pair("quixo-4x4", ["quixo", "-V", "size=4"], "one", ["gamesman", "solve", "quixo", "1"],
-         "wall", 0.5),
-    Pair("teeko", ["teeko"], "one", ["gamesman", "solve", "teeko"], "wall", 0.5),
+    # GamesmanOne solves canonical positions of Quixo and Teeko: gsolve too (--symmetry)
+    Pair("quixo-4x4", ["quixo", "-V", "size=4", "--method", "tiers", "--symmetry"], "one",
+         ["gamesman", "solve", "quixo", "1"], "wall", 0.5),
+    Pair("teeko", ["teeko", "-V", "size=5", "--method", "tiers", "--symmetry"], "one",
+         ["gamesman", "solve", "teeko"], "wall", 0.5),
 ]
 
 

@@ -29,6 +29,10 @@ hash among the position's symmetric images; `scratch_size` must cover it) and
 ``orbit(ctx, h, scratch) -> int`` (how many distinct images it has) may be solved on
 canonical positions only (solver/symmetry.py); the images must be positions of the same
 game with the same value and remoteness, and the symmetry tables live in ``ctx``.
+Optionally ``children_canonical``, ``parents_canonical`` and ``expand_canonical`` (same
+signatures) give each child or parent already in canonical form, repeats allowed, which
+spares the solver a second unranking per position (bitboard games: games/common.py's
+``rank_image``).
 
 The base class checks, when a game is constructed, every attribute a solver relies on
 (:meth:`Game.check_contract`); `gsolve check` (solver/check.py) tests the functions.

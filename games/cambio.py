@@ -34,37 +34,37 @@ Hash: generic hash (hashing.HashContext) over the counts of (X, O, neutral) on n
 no restriction, with a turn bit: 2 * 3^(n*n) positions (3x3: 39,366; 4x4: 86,093,442).
 Tiers: by the number of neutral cubes (a move keeps it or lowers it by one), fewest placed
 symbols first; each tier lists itself and the tier with one neutral cube fewer.
+
+These rules are Quixo's with the same board numbering, so the jitted functions are
+games/quixo.py's (moves, un-moves, the 8 symmetries of the square); only the names and
+the tiers are Cambio's own.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant
+from games.common import mask_symmetries
 from games.pushing import BLANK as NEUTRAL
-from games.pushing import push_children, push_primitive, push_table
+from games.pushing import push_table
+from games.quixo import (  # noqa: F401  the rules are Quixo's
+    canonical,
+    children,
+    children_canonical,
+    expand,
+    expand_canonical,
+    orbit,
+    parents,
+    parents_canonical,
+    primitive,
+)
 from hashing import HashContext
-from hashing.generic import unrank_masks
 
 CHARS = "XO."
 SIDES = "LRTB"
 
-# ctx = (generic hash, pushing.push_table)
-
-
-@njit(cache=True, nogil=True)
-def primitive(ctx, h, scratch):
-    hctx, pt = ctx
-    turn, xm, om = unrank_masks(hctx, h)
-    return push_primitive(pt, om if turn else xm, xm if turn else om)
-
-
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    hctx, pt = ctx
-    turn, xm, om = unrank_masks(hctx, h)
-    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves)
+# ctx: games.quixo's (generic hash, pushing.push_table, common.mask_symmetries)
 
 
 class Cambio(Game):
@@ -80,10 +80,11 @@ class Cambio(Game):
         self.n = n = self.variant["size"]
         nn = n * n
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
-        self.ctx = (self.hash.nb, push_table(n))
+        self.ctx = (self.hash.nb, push_table(n), mask_symmetries(n))
         self.hash_size = self.hash.size
         self.max_children = 4 * nn
-        self.scratch_size = 2 * nn
+        self.max_parents = 2 * self.max_children
+        self.scratch_size = 0
         self.max_remoteness = 4095
         self.start = self.hash.rank(np.full(nn, NEUTRAL, dtype=np.int8), 0)
 

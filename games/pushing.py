@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, WIN
-from hashing.generic import rank_masks
+from games.common import rank_image
 
 X, O, BLANK = 0, 1, 2
 
@@ -104,9 +104,10 @@ def push_primitive(pt, mine, theirs):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def push_children(hctx, pt, me, mine, theirs, out, moves):
+def push_children(hctx, pt, me, mine, theirs, out, moves, sym, canon):
     """Every push of `me` (cells `mine`; the opponent's `theirs`), ranked with the other
-    side to move."""
+    side to move; `canon`: each one's canonical image under the symmetries `sym`
+    (games.common.mask_symmetries)."""
     k = 0
     for j in range(pt[NMOVES]):
         b = HEADER + j * MOVE_SLOTS
@@ -119,19 +120,20 @@ def push_children(hctx, pt, me, mine, theirs, out, moves):
         a = (mine & keep) | (((mine & src) << ls) >> rs) | pt[b + END]
         t = (theirs & keep) | (((theirs & src) << ls) >> rs)
         if me == X:  # two inlined ranks measured faster here than one of selected masks
-            out[k] = rank_masks(hctx, a, t, 1)
+            out[k] = rank_image(hctx, sym, canon, a, t, 1)
         else:
-            out[k] = rank_masks(hctx, t, a, 0)
+            out[k] = rank_image(hctx, sym, canon, t, a, 0)
         moves[k] = pt[b + CODE]
         k += 1
     return k
 
 
 @njit(cache=True, nogil=True, inline="always")
-def push_parents(hctx, pt, me, mine, theirs, out):
+def push_parents(hctx, pt, me, mine, theirs, out, sym, canon):
     """Every distinct non-primitive position whose pushes lead to this one (`me` to move,
     cells `mine`; the last mover's `theirs`): the last mover's cube at an end of a line
-    goes back to a border cell of that line, which held it or a blank."""
+    goes back to a border cell of that line, which held it or a blank. `canon`: their
+    distinct canonical images (as `push_children`)."""
     k = 0
     for j in range(pt[NMOVES]):
         b = HEADER + j * MOVE_SLOTS
@@ -149,7 +151,8 @@ def push_parents(hctx, pt, me, mine, theirs, out):
             t = t0 | pt[b + CELL] if w == 0 else t0
             if has_line(pt, t):
                 continue
-            p = rank_masks(hctx, a if me == X else t, t if me == X else a, 1 - me)
+            p = rank_image(hctx, sym, canon, a if me == X else t, t if me == X else a,
+                           1 - me)
             dup = False
             for q in range(k):
                 if out[q] == p:

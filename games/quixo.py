@@ -38,10 +38,9 @@ import numpy as np
 from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant, hash_tiers
-from games.common import square_symmetries, symmetric_images
+from games.common import mask_symmetries, orbit_masks, rank_image
 from games.pushing import (
     BLANK,
-    N,
     push_children,
     push_parents,
     push_primitive,
@@ -53,7 +52,9 @@ from hashing.generic import unrank_masks
 CHARS = "XO-"
 ENDS = "LRUD"
 
-# ctx = (generic hash, pushing.push_table, symmetries)
+# ctx = (generic hash, pushing.push_table, common.mask_symmetries). Every rule comes in a
+# plain and a `_canonical` form (positions replaced by their canonical images, for
+# solver/symmetry.py), one inlined body each with `canon` constant.
 
 
 @njit(cache=True, nogil=True)
@@ -63,49 +64,77 @@ def primitive(ctx, h, scratch):
     return push_primitive(pt, om if turn else xm, xm if turn else om)
 
 
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    hctx, pt = ctx[0], ctx[1]
+@njit(cache=True, nogil=True, inline="always")
+def _children(ctx, h, out, moves, canon):
+    hctx, pt, sym = ctx
     turn, xm, om = unrank_masks(hctx, h)
-    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves)
+    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves,
+                         sym, canon)
 
 
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
+@njit(cache=True, nogil=True, inline="always")
+def _expand(ctx, h, out, moves, canon):
     """`primitive`, then `children`, from one unranking (the solvers' hot loop): minus
     the value of a primitive position, else its number of children."""
-    hctx, pt = ctx[0], ctx[1]
+    hctx, pt, sym = ctx
     turn, xm, om = unrank_masks(hctx, h)
     mine = om if turn else xm
     theirs = xm if turn else om
     v = push_primitive(pt, mine, theirs)
     if v != 0:
         return -v
-    return push_children(hctx, pt, turn, mine, theirs, out, moves)
+    return push_children(hctx, pt, turn, mine, theirs, out, moves, sym, canon)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _parents(ctx, h, out, canon):
+    hctx, pt, sym = ctx
+    turn, xm, om = unrank_masks(hctx, h)
+    return push_parents(hctx, pt, turn, om if turn else xm, xm if turn else om, out, sym,
+                        canon)
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    return _children(ctx, h, out, moves, False)
+
+
+@njit(cache=True, nogil=True)
+def children_canonical(ctx, h, out, moves, scratch):
+    return _children(ctx, h, out, moves, True)
+
+
+@njit(cache=True, nogil=True)
+def expand(ctx, h, out, moves, scratch):
+    return _expand(ctx, h, out, moves, False)
+
+
+@njit(cache=True, nogil=True)
+def expand_canonical(ctx, h, out, moves, scratch):
+    return _expand(ctx, h, out, moves, True)
 
 
 @njit(cache=True, nogil=True)
 def parents(ctx, h, out, scratch):
-    hctx, pt = ctx[0], ctx[1]
-    turn, xm, om = unrank_masks(hctx, h)
-    return push_parents(hctx, pt, turn, om if turn else xm, xm if turn else om, out)
+    return _parents(ctx, h, out, False)
 
 
 @njit(cache=True, nogil=True)
-def _symmetric(ctx, h, scratch, want_orbit):
-    hctx, pt, perms = ctx
-    nn = pt[N] * pt[N]
-    return symmetric_images(hctx, perms, h, scratch[:nn], scratch[nn:2 * nn], want_orbit)
+def parents_canonical(ctx, h, out, scratch):
+    return _parents(ctx, h, out, True)
 
 
 @njit(cache=True, nogil=True)
 def canonical(ctx, h, scratch):
-    return _symmetric(ctx, h, scratch, False)
+    hctx, sym = ctx[0], ctx[2]
+    turn, xm, om = unrank_masks(hctx, h)
+    return rank_image(hctx, sym, True, xm, om, turn)
 
 
 @njit(cache=True, nogil=True)
 def orbit(ctx, h, scratch):
-    return _symmetric(ctx, h, scratch, True)
+    turn, xm, om = unrank_masks(ctx[0], h)
+    return orbit_masks(ctx[2], xm, om)
 
 
 class Quixo(Game):
@@ -121,11 +150,11 @@ class Quixo(Game):
         self.n = n = self.variant["size"]
         nn = n * n
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
-        self.ctx = (self.hash.nb, push_table(n), square_symmetries(n))
+        self.ctx = (self.hash.nb, push_table(n), mask_symmetries(n))
         self.hash_size = self.hash.size
         self.max_children = 12 * n - 16
         self.max_parents = 2 * self.max_children
-        self.scratch_size = 2 * nn
+        self.scratch_size = 0
         self.max_remoteness = 4095
         self.start = self.hash.rank(np.full(nn, BLANK, dtype=np.int8), 0)
 

@@ -37,15 +37,16 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
-from games.common import line_table, permute, square_symmetries
+from games.common import line_table, mask_symmetries, orbit_masks, rank_image
 from hashing import HashContext
-from hashing.generic import combo_of, popcount, rank, rank_masks, unrank, unrank_masks
+from hashing.generic import combo_of, popcount, unrank_masks
 
 X, O, BLANK = 0, 1, 2
 CHARS = "XO-"
 
-# ctx = (drop hash, move hash, pattern masks, table T, symmetries). The jitted rules work
-# on bitboards (bit i: cell i in reading order), one mask per side. T's slots:
+# ctx = (drop hash, move hash, pattern masks, table T, common.mask_symmetries). The jitted
+# rules work on bitboards (bit i: cell i in reading order), one mask per side; each comes
+# plain and `_canonical` (solver/symmetry.py). T's slots:
 N, P, DROP_SIZE, FULL = range(4)
 ADJ = 4  # T[ADJ + i]: the cells next to cell i (8 directions)
 # T[ADJ + n*n + i] .. T[ADJ + n*n + i + 1]: where in T the masks of the patterns through
@@ -139,8 +140,8 @@ def primitive(ctx, h, scratch):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _children(ctx, me, dropped, xm, om, out, moves):
-    t = ctx[3]
+def _children(ctx, me, dropped, xm, om, out, moves, canon):
+    t, sym = ctx[3], ctx[4]
     nn = t[N] * t[N]
     empty = t[FULL] & ~(xm | om)
     mine = om if me else xm
@@ -154,7 +155,8 @@ def _children(ctx, me, dropped, xm, om, out, moves):
             i = _lowest(b)
             b &= b - 1
             a = mine | (np.int64(1) << i)
-            out[k] = off + rank_masks(hc, xm if me else a, a if me else om, turn)
+            out[k] = off + rank_image(hc, sym, canon, xm if me else a, a if me else om,
+                                      turn)
             moves[k] = i
             k += 1
     else:
@@ -170,21 +172,15 @@ def _children(ctx, me, dropped, xm, om, out, moves):
                 d = _lowest(b)
                 b &= b - 1
                 a = rest | (np.int64(1) << d)
-                out[k] = off + rank_masks(hc, theirs if me else a, a if me else theirs,
-                                          1 - me)
+                out[k] = off + rank_image(hc, sym, canon, theirs if me else a,
+                                          a if me else theirs, 1 - me)
                 moves[k] = nn + i * nn + d
                 k += 1
     return k
 
 
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    me, dropped, xm, om = _masks(ctx, h)
-    return _children(ctx, me, dropped, xm, om, out, moves)
-
-
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
+@njit(cache=True, nogil=True, inline="always")
+def _expand(ctx, h, out, moves, canon):
     """`primitive`, then `children`, from one unranking (the solvers' hot loop): minus
     the value of a primitive position, else its number of children."""
     pats, t = ctx[2], ctx[3]
@@ -192,18 +188,18 @@ def expand(ctx, h, out, moves, scratch):
     # fewer than 2p - 1 down: no side has p pieces yet
     if dropped >= 2 * t[P] - 1 and (has_pattern(pats, xm) or has_pattern(pats, om)):
         return -LOSE
-    k = _children(ctx, me, dropped, xm, om, out, moves)
+    k = _children(ctx, me, dropped, xm, om, out, moves, canon)
     if k == 0 and dropped == 2 * t[P]:  # no step (the drop phase always has a drop)
         return -LOSE
     return k
 
 
-@njit(cache=True, nogil=True)
-def parents(ctx, h, out, scratch):
+@njit(cache=True, nogil=True, inline="always")
+def _parents(ctx, h, out, canon):
     """Un-drops and un-steps of the last mover. A parent has no pattern of the side to
     move here unless h has one (then none is returned), nor one of the last mover after
     an un-drop (p - 1 pieces); after an un-step only through the square stepped back to."""
-    pats, t = ctx[2], ctx[3]
+    pats, t, sym = ctx[2], ctx[3], ctx[4]
     p2 = 2 * t[P]
     me, dropped, xm, om = _masks(ctx, h)
     mine = om if me else xm
@@ -223,7 +219,7 @@ def parents(ctx, h, out, scratch):
         rest = theirs & ~(np.int64(1) << i)
         # un-drop: while dropping, and into the last drop (O's) from the move phase
         if 0 < dropped < p2 or (dropped == p2 and prev == O):
-            out[k] = doff + rank_masks(hd, rest if prev == X else mine,
+            out[k] = doff + rank_image(hd, sym, canon, rest if prev == X else mine,
                                        mine if prev == X else rest, 0)
             k += 1
         if dropped == p2:  # un-step from an adjacent empty square
@@ -233,57 +229,55 @@ def parents(ctx, h, out, scratch):
                 b &= b - 1
                 a = rest | (np.int64(1) << s)
                 if not _pattern_through(t, a, s):
-                    out[k] = moff + rank_masks(hm, a if prev == X else mine,
+                    out[k] = moff + rank_image(hm, sym, canon, a if prev == X else mine,
                                                mine if prev == X else a, prev)
                     k += 1
     return k
 
 
 @njit(cache=True, nogil=True)
-def _decode(ctx, h, board):
-    """Board and side to move of h; also the number of pieces dropped (2p: all)."""
-    drop, move, t = ctx[0], ctx[1], ctx[3]
-    if h < t[DROP_SIZE]:
-        d = combo_of(drop, h)
-        unrank(drop, h, board)
-        return d % 2, d
-    return unrank(move, h - t[DROP_SIZE], board), 2 * t[P]
+def children(ctx, h, out, moves, scratch):
+    me, dropped, xm, om = _masks(ctx, h)
+    return _children(ctx, me, dropped, xm, om, out, moves, False)
 
 
 @njit(cache=True, nogil=True)
-def _rank(ctx, board, dropped, turn):
-    """Hash of a board with `dropped` pieces down and `turn` to move."""
-    if dropped < 2 * ctx[3][P]:
-        return rank(ctx[0], board, 0)
-    return ctx[3][DROP_SIZE] + rank(ctx[1], board, turn)
+def children_canonical(ctx, h, out, moves, scratch):
+    me, dropped, xm, om = _masks(ctx, h)
+    return _children(ctx, me, dropped, xm, om, out, moves, True)
 
 
 @njit(cache=True, nogil=True)
-def _symmetric(ctx, h, scratch, want_orbit):
-    """The smallest hash among h's images, or (want_orbit) how many distinct images it has:
-    the symmetries divided by those that fix it."""
-    t, perms = ctx[3], ctx[4]
-    nn = t[N] * t[N]
-    board, image = scratch[:nn], scratch[nn:2 * nn]
-    me, t = _decode(ctx, h, board)
-    best = h
-    fixed = 0
-    for s in range(perms.shape[0]):
-        permute(board, perms[s], image)
-        r = _rank(ctx, image, t, me)
-        best = min(best, r)
-        fixed += r == h
-    return perms.shape[0] // fixed if want_orbit else best
+def expand(ctx, h, out, moves, scratch):
+    return _expand(ctx, h, out, moves, False)
+
+
+@njit(cache=True, nogil=True)
+def expand_canonical(ctx, h, out, moves, scratch):
+    return _expand(ctx, h, out, moves, True)
+
+
+@njit(cache=True, nogil=True)
+def parents(ctx, h, out, scratch):
+    return _parents(ctx, h, out, False)
+
+
+@njit(cache=True, nogil=True)
+def parents_canonical(ctx, h, out, scratch):
+    return _parents(ctx, h, out, True)
 
 
 @njit(cache=True, nogil=True)
 def canonical(ctx, h, scratch):
-    return _symmetric(ctx, h, scratch, False)
+    me, dropped, xm, om = _masks(ctx, h)
+    hc, off = _hash_of(ctx, dropped)
+    return off + rank_image(hc, ctx[4], True, xm, om, me if dropped == 2 * ctx[3][P] else 0)
 
 
 @njit(cache=True, nogil=True)
 def orbit(ctx, h, scratch):
-    return _symmetric(ctx, h, scratch, True)
+    _me, _dropped, xm, om = _masks(ctx, h)
+    return orbit_masks(ctx[4], xm, om)
 
 
 def patterns(n: int, p: int, advanced: bool) -> np.ndarray:
@@ -323,11 +317,11 @@ class Teeko(Game):
         pats = [sum(1 << int(c) for c in pat)
                 for pat in patterns(n, p, bool(self.variant["advanced"]))]
         self.ctx = (self.drop.nb, self.move.nb, np.array(pats, dtype=np.int64),
-                    _table(n, p, self.drop.size, pats), square_symmetries(n))
+                    _table(n, p, self.drop.size, pats), mask_symmetries(n))
         self.hash_size = self.drop.size + self.move.size
         self.max_children = max(nn, 8 * p)
         self.max_parents = 9 * p
-        self.scratch_size = 2 * nn  # board and image (canonical)
+        self.scratch_size = 0
         self.max_remoteness = 4095
         self.start = 0
 

@@ -252,7 +252,49 @@ def run_checks(game: Game, samples: int = 2000, seed: int = 0) -> list[Check]:
         checks.append(_check_expand(game, rules, reach, show))
     if game.has_parents:
         checks.append(_check_parents(game, rules, reach, edges))
+    if hasattr(rules.mod, "canonical"):
+        checks.append(_check_symmetry(game, rules, reach))
     return checks
+
+
+def _check_symmetry(game: Game, rules: _Rules, reach: list[int]) -> Check:
+    """`canonical` picks one representative per orbit, and the `_canonical` forms of the
+    rules (solver/symmetry.py uses them instead of canonical(child)) agree with it."""
+    mod, ctx, scratch = rules.mod, game.ctx, rules.scratch
+    check = Check("symmetry", "")
+
+    def canon(h):
+        return int(mod.canonical(ctx, h, scratch))
+
+    forms = [n for n in ("children", "parents", "expand") if hasattr(mod, f"{n}_canonical")]
+    for h in reach:
+        c = canon(h)
+        if not 0 <= c <= h or canon(c) != c:
+            check.fail(f"'{shorten(game.to_string(h))}': canonical {c} is not the smallest "
+                       "image, or not its own canonical form")
+            continue
+        if int(mod.orbit(ctx, h, scratch)) < 1:
+            check.fail(f"'{shorten(game.to_string(h))}': an orbit of no images")
+        for name in forms:
+            plain = getattr(rules, name)(h)
+            out, codes = rules.out, rules.codes
+            if name == "parents":
+                n = int(mod.parents_canonical(ctx, h, out, scratch))
+                got, want = sorted(set(out[:n].tolist())), sorted({canon(p) for p in plain})
+            else:
+                n = int(getattr(mod, f"{name}_canonical")(ctx, h, out, codes, scratch))
+                k = max(n, 0)
+                got = (n, out[:k].tolist(), codes[:k].tolist())
+                if name == "children":
+                    plain = (len(plain[0]),) + plain
+                want = (plain[0], [canon(x) for x in plain[1]], plain[2])
+            if got != want:
+                check.fail(f"'{shorten(game.to_string(h))}': {name}_canonical disagrees with "
+                           f"canonical({name})")
+    check.what = (f"{len(reach):,} reachable positions: canonical is the orbit's smallest "
+                  "and idempotent" + (f"; {', '.join(f'{n}_canonical' for n in forms)} agree with "
+                                      "canonical of the plain rules" if forms else ""))
+    return check
 
 
 def _check_expand(game: Game, rules: _Rules, reach: list[int], show) -> Check:

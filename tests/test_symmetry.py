@@ -4,10 +4,12 @@ Ground truth: the reference solver (tests/reference.py and the ref_* modules) fo
 reduced solves, and the unreduced solve (itself checked against the reference in each
 game's tests) for the answer of every reachable position."""
 
+import importlib
 import json
 
 import numpy as np
 import pytest
+import ref_cambio
 import ref_quixo
 import ref_teeko
 import reference
@@ -27,6 +29,7 @@ GAMES = {
     "tictactoe": (None, reference.TicTacToe),
     "quixo": ("size=3", lambda: ref_quixo.Quixo(3)),
     "teeko": ("size=3,pieces=3", lambda: ref_teeko.Teeko(3, 3)),
+    "cambio": ("size=3", lambda: ref_cambio.Cambio(3)),
     # the mirror moves a tier (height vector) to another: tiers gain their images
     "connect4": ("width=4,height=3,connect=3", lambda: reference.Connect4(4, 3, 3)),
 }
@@ -46,6 +49,38 @@ def test_square_symmetries_are_the_dihedral_group():
     # the images of the corner 0 are the 4 corners, of the edge 1 the 4 edges
     assert {int(p[0]) for p in perms} == {0, 2, 6, 8}
     assert {int(p[1]) for p in perms} == {1, 3, 5, 7}
+
+
+@pytest.mark.parametrize("name,variant", [("quixo", "size=4"), ("quixo", "size=5"),
+                                          ("cambio", "size=4"), ("teeko", "size=5"),
+                                          ("teeko", "size=4,pieces=3"), ("tictactoe", None)])
+def test_canonical_is_the_smallest_image(name, variant):
+    """The bitboard games pick the canonical image by comparing masks and rank it once;
+    it must be the image of smallest hash, found here from position strings by moving
+    the cells with square_symmetries."""
+    game = get_game(name, variant)
+    rules = importlib.import_module(type(game).module)
+    scratch = np.zeros(max(1, game.scratch_size), np.int8)
+    n = len(game.to_string(game.start).split()[0].split("/"))
+    perms = square_symmetries(n)
+    rng = np.random.default_rng(5)
+    seen = 0
+    for h in rng.integers(0, game.hash_size, 3000).tolist():
+        try:
+            text = game.to_string(h)
+            rows, *rest = text.split(" ")
+            cells = rows.replace("/", "")
+            images = []
+            for perm in perms:
+                moved = "".join(cells[i] for i in perm)
+                images.append(game.from_string(" ".join(
+                    ["/".join(moved[r * n:(r + 1) * n] for r in range(n))] + rest)))
+        except Exception:  # noqa: BLE001 - a slot that is no position
+            continue
+        seen += 1
+        assert game.canonical(h) == min(images), text
+        assert rules.orbit(game.ctx, h, scratch) == len(set(images)), text
+    assert seen > 500
 
 
 def test_declared_symmetries():
