@@ -126,11 +126,15 @@ def test_a_killed_workers_task_is_retried_and_finished_tasks_never_rerun(tmp_pat
                                               fresh=True, scheduler=cluster.scheduler_address,
                                               max_task=CHUNK)
         assert killed, "no worker was killed mid-task"
-        # a killed task runs again; nothing recorded finished ever starts again
+        # a killed task runs again; nothing recorded finished ever starts again: each task
+        # completes once, and began before the client recorded it (Dask shifts a worker's
+        # times by its estimate of the clock offset, a few ms, hence the slack)
+        keys = [t["key"] for t in stream.data]
+        assert len(keys) == len(set(keys)), "a task completed twice"
         for t in stream.data:
             _, phase, *_, i = t["key"].split("-")
             start = min(s["start"] for s in t["startstops"] if s["action"] == "compute")
-            assert start < recorded[(phase, int(i))]
+            assert start < recorded[(phase, int(i))] + 0.1
         for phase in ("reach", "solve"):
             assert sorted(i for ph, i in recorded if ph == phase) == list(range(summary["tasks"]))
 
