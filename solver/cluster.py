@@ -90,8 +90,8 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, workers: int
             phase, i = k
             return client.submit(
                 tier_worker.run, phase, game.name, game.variant_key, store, p.tasks[i],
-                limit, key=f"gsolve-{phase}-{key}-{i}", retries=RETRIES, pure=False,
-                priority=-rank[k])
+                limit, symmetric=game.symmetry, key=f"gsolve-{phase}-{key}-{i}",
+                retries=RETRIES, pure=False, priority=-rank[k])
 
         ready = sorted((k for k, need in waits.items() if not need), key=rank.get)
         running = as_completed([submit(k) for k in ready])

@@ -128,10 +128,6 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
         from solver.symmetry import apply
 
         apply(game, True)
-    if game.symmetry and (scheduler or workers):
-        # cluster workers build their game from the registry, without the setting
-        raise GsolveError("--symmetry does not yet run on a Dask cluster (--workers, "
-                          "--scheduler)")
     with writer_lock(group_path(root, game), game.describe(), wait,
                      lambda who: progress.update("waiting for", 1, who)):
         return _solve_locked(game, method, root, force, progress,

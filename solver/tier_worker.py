@@ -561,19 +561,25 @@ def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
 
 
 # -- running a task in a cluster worker ---------------------------------------------------
-_games: dict[tuple[str, str], Game] = {}
+_games: dict[tuple[str, str, bool], Game] = {}
 
 
 def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
-        *deps) -> dict:
-    """A task as a cluster runs it: the game from the registry, the store by its address,
-    pushes under a cluster-wide lock per chunk. `deps` are the tasks it waits for."""
+        *deps, symmetric: bool = False) -> dict:
+    """A task as a cluster runs it: the game from the registry (on canonical positions
+    when `symmetric`), the store by its address, pushes under a cluster-wide lock per
+    chunk. `deps` are the tasks it waits for."""
     from games import get_game
     from solver.tier_manager import open_group
 
-    key = (name, variant)
+    key = (name, variant, symmetric)
     if key not in _games:
-        _games[key] = get_game(name, variant)
+        game = get_game(name, variant)
+        if symmetric:
+            from solver.symmetry import apply
+
+            apply(game, True)
+        _games[key] = game
     game = _games[key]
     group = open_group(store)
     from distributed import MultiLock

@@ -54,6 +54,21 @@ def test_cluster_solve_is_byte_identical(name, variant, reference, tmp_path):
         assert np.array_equal(x, y)
 
 
+def test_cluster_solve_with_symmetry_is_byte_identical(tmp_path):
+    """Workers build the game from the registry and put it on canonical positions too."""
+    from solver.symmetry import apply
+
+    game = apply(get_game("quixo", "size=3"), True)
+    solve(game, "retrograde", root=tmp_path / "ref")
+    path = group_path(tmp_path / "cluster", game)
+    summary = tier_manager.solve_into(game, path, Counting(), fresh=True, workers=2,
+                                      max_task=CHUNK)
+    assert summary["positions"] == 4_433  # canonical of 32,027 (tests/test_symmetry.py)
+    for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
+                    strict=True):
+        assert np.array_equal(x, y)
+
+
 def test_cluster_resumes_a_local_solve_without_redoing_tasks(tmp_path):
     name, variant, reference = CASES[0]
     game = get_game(name, variant)
