@@ -147,12 +147,12 @@ def canonical_masks(sym, a, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def rank_image(hctx, table, canon, a, b, turn):
-    """`rank_masks` of the board (a, b), or (canon) of its canonical image: a game's
-    children and parents take `canon` so that the canonical ones need no second unranking
-    (solver/symmetry.py)."""
+def rank_image(hctx, sym, canon, a, b, turn):
+    """`rank_masks` of the board (a, b), or (canon) of its canonical image under `sym`
+    (`mask_symmetries`): a game's children and parents take `canon` so that the canonical
+    ones need no second unranking (solver/symmetry.py)."""
     if canon:
-        a, b = canonical_masks(table, a, b)
+        a, b = canonical_masks(sym, a, b)
     return rank_masks(hctx, a, b, turn)
 
 
@@ -161,8 +161,8 @@ def orbit_masks(sym, a, b):
     """How many distinct images the board (a, b) has: the symmetries divided by those that
     fix it."""
     i0, i1, i2, i3, i4, i5, i6, i7 = _images(sym, a, b)
-    fixed = ((i0 == i0) + (i1 == i0) + (i2 == i0) + (i3 == i0) + (i4 == i0) + (i5 == i0)
-             + (i6 == i0) + (i7 == i0))
+    fixed = (1 + (i1 == i0) + (i2 == i0) + (i3 == i0) + (i4 == i0) + (i5 == i0) + (i6 == i0)
+             + (i7 == i0))
     return 8 // fixed
 
 

@@ -133,7 +133,7 @@ def push_parents(hctx, pt, me, mine, theirs, out, sym, canon):
     """Every distinct non-primitive position whose pushes lead to this one (`me` to move,
     cells `mine`; the last mover's `theirs`): the last mover's cube at an end of a line
     goes back to a border cell of that line, which held it or a blank. `canon`: their
-    distinct canonical images (as `push_children`)."""
+    canonical images (as `push_children`), repeats left to solver/symmetry.py's wrapper."""
     k = 0
     for j in range(pt[NMOVES]):
         b = HEADER + j * MOVE_SLOTS
@@ -154,7 +154,7 @@ def push_parents(hctx, pt, me, mine, theirs, out, sym, canon):
             p = rank_image(hctx, sym, canon, a if me == X else t, t if me == X else a,
                            1 - me)
             dup = False
-            for q in range(k):
+            for q in range(0 if canon else k):  # canonical: the caller drops repeats
                 if out[q] == p:
                     dup = True
                     break
