@@ -28,6 +28,7 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
+from solver.chunkio import chunk_array
 from solver.database import CHUNK, PartialStore, create_array, remoteness_dtype
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
@@ -501,8 +502,8 @@ class CachedGroup:
         if name not in self.CACHED:
             return self.group[name]
         if name not in self.arrays:
-            self.arrays[name] = CachedArray(self.group[name], name, self.cache, self.writer,
-                                            self.fresh)
+            self.arrays[name] = CachedArray(chunk_array(self.group[name]), name, self.cache,
+                                            self.writer, self.fresh)
         return self.arrays[name]
 
     def __contains__(self, name) -> bool:

@@ -570,6 +570,7 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
     when `symmetric`), the store by its address, pushes under a cluster-wide lock per
     chunk. `deps` are the tasks it waits for."""
     from games import get_game
+    from solver.chunkio import ChunkGroup
     from solver.tier_manager import open_group
 
     key = (name, variant, symmetric)
@@ -581,7 +582,7 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
             apply(game, True)
         _games[key] = game
     game = _games[key]
-    group = open_group(store)
+    group = ChunkGroup(open_group(store), (REACHED, "value", "remoteness"))
     from distributed import MultiLock
 
     prefix = f"gsolve-{phase}-{store}-"
