@@ -130,11 +130,18 @@ def assumed_rate(game: Game | type[Game], method: str) -> float:
 
 
 def record_speed(game: Game, method: str, seconds: float) -> None:
-    """Remember this machine's hash slots per second for (game, method)."""
+    """Remember this machine's hash slots per second for (game, method), from its largest
+    solve: a small variant's solve is mostly start-up and would make a big one look days
+    long (a test's Connect-4 4x4 tiers put 6x5 at 30 h)."""
     if seconds < MIN_MEASURED:
         return
     data = _measured()
-    data.setdefault(game.name, {})[method] = round(game.hash_size / seconds)
+    seen = data.setdefault(game.name, {})
+    size = f"{method}:slots"
+    if isinstance(seen.get(size), int) and seen[size] > game.hash_size and method in seen:
+        return
+    seen[method] = round(game.hash_size / seconds)
+    seen[size] = int(game.hash_size)
     path = _speed_file()
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -158,9 +165,14 @@ def rate(game: Game, method: str) -> tuple[float, bool]:
 
 
 # -- estimates ---------------------------------------------------------------------------
-def estimate(game: Game, method: str, available: int | None = None) -> Estimate:
+def estimate(game: Game, method: str, available: int | None = None,
+             budget: int | None = None) -> Estimate:
+    """`budget`: the memory a tiered solve is given (--memory); it holds no more."""
     per_second, measured = rate(game, method)
-    return Estimate(method, memory_need(game, method), game.hash_size / per_second,
+    need = memory_need(game, method)
+    if method == "tiers" and budget:
+        need = min(need, budget)
+    return Estimate(method, need, game.hash_size / per_second,
                     measured, available_memory() if available is None else available)
 
 

@@ -110,3 +110,23 @@ def test_speed_is_measured(tmp_path):
     scaled, measured = estimate.rate(game, "dfs")  # scaled by the game's measured speed
     assert measured and scaled == pytest.approx(
         per_second * estimate.ASSUMED_RATE["dfs"] / estimate.ASSUMED_RATE["bottomup"])
+
+
+def test_speed_comes_from_the_largest_solve():
+    """A small variant's solve (mostly start-up) does not replace a big one's speed: a
+    test's 4x4 once made Connect-4 6x5 look 30 h long."""
+    big, small = get_game("connect4", "width=5,height=5"), get_game("connect4", "width=4,height=4")
+    estimate.record_speed(big, "tiers", 10.0)
+    estimate.record_speed(small, "tiers", 5.0)
+    assert estimate.rate(big, "tiers") == (round(big.hash_size / 10.0), True)
+    bigger = get_game("connect4", "width=6,height=5")
+    estimate.record_speed(bigger, "tiers", 20.0)
+    assert estimate.rate(big, "tiers")[0] == round(bigger.hash_size / 20.0)
+
+
+def test_tiered_estimate_holds_no_more_than_its_budget():
+    game = get_game("connect4", "width=6,height=5")
+    whole = estimate.estimate(game, "tiers")
+    capped = estimate.estimate(game, "tiers", budget=6 << 30)
+    assert whole.bytes > 6 << 30 and capped.bytes == 6 << 30
+    assert "6.0 GiB" in estimate.long_note(game, capped)
