@@ -40,49 +40,60 @@ def split_records(rec, value, remoteness):
             remoteness[i] = 0
 
 
+# combine() orders a two-player position's children by one key, smallest best for the
+# mover: LOSE by remoteness, then TIE by remoteness, then DRAW, then WIN by remoteness
+# from the longest; a code that is no final value is undecided. A min over keys has no
+# value-dependent branch (these are coin tosses to the branch predictor: 10-20% of a tier
+# sweep). KEY_BASE[v] + KEY_SIGN[v] * remoteness is the key of a child of value code v.
+_BIG = np.int64(1) << 32
+_LONGEST = _BIG - 1
+KEY_BASE = np.array([0, 0, 2 * _BIG, _BIG, 3 * _BIG + _LONGEST, 0, 0, 0], np.int64)
+KEY_SIGN = np.array([0, 1, 0, 1, -1, 0, 0, 0], np.int64)
+NOT_FINAL = np.array([1, 0, 0, 0, 0, 1, 1, 1], np.int64)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def combine(child_records, n, puzzle):
     """The record of a position from the final records of its n children (DESIGN.md rules).
 
     Returns 0 if some child is still undecided and the value is not yet forced."""
-    best_lose = -1
-    best_tie = -1
-    worst_win = -1
+    if puzzle:
+        return _combine_puzzle(child_records, n)
+    best = 3 * _BIG + _LONGEST + 1  # no child: a loss now (remoteness 0)
+    undecided = np.int64(0)
+    for j in range(n):
+        r = np.int64(child_records[j])
+        v = r & VALUE_MASK
+        key = KEY_BASE[v] + KEY_SIGN[v] * (r >> SHIFT)
+        best = min(best, key)
+        undecided |= NOT_FINAL[v]
+    if undecided:
+        return 0
+    if best < _BIG:
+        return VISITED | WIN | ((best + 1) << SHIFT)
+    if best < 2 * _BIG:
+        return VISITED | TIE | ((best - _BIG + 1) << SHIFT)
+    if best == 2 * _BIG:
+        return VISITED | DRAW
+    return VISITED | LOSE | ((_LONGEST - (best - 3 * _BIG) + 1) << SHIFT)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _combine_puzzle(child_records, n):
+    """A puzzle position: WIN by its nearest WIN child, else LOSE."""
     best_goal = -1
-    undecided = False
-    other = False
     for j in range(n):
         r = np.int64(child_records[j])
         v = r & VALUE_MASK
         rem = r >> SHIFT
-        if v == LOSE:
-            if best_lose < 0 or rem < best_lose:
-                best_lose = rem
-        elif v == WIN:
-            if rem > worst_win:
-                worst_win = rem
+        if v == WIN:
             if best_goal < 0 or rem < best_goal:
                 best_goal = rem
-        elif v == TIE:
-            if best_tie < 0 or rem < best_tie:
-                best_tie = rem
-        elif v == DRAW:
-            other = True
-        else:
-            undecided = True
-    if undecided:
-        return 0
-    if puzzle:
-        if best_goal >= 0:
-            return VISITED | WIN | ((best_goal + 1) << SHIFT)
-        return VISITED | LOSE
-    if best_lose >= 0:
-        return VISITED | WIN | ((best_lose + 1) << SHIFT)
-    if best_tie >= 0:
-        return VISITED | TIE | ((best_tie + 1) << SHIFT)
-    if not other:
-        return VISITED | LOSE | ((worst_win + 1) << SHIFT)
-    return VISITED | DRAW
+        elif v != LOSE and v != TIE and v != DRAW:
+            return 0
+    if best_goal >= 0:
+        return VISITED | WIN | ((best_goal + 1) << SHIFT)
+    return VISITED | LOSE
 
 
 @njit(cache=True, nogil=True)

@@ -59,10 +59,9 @@ def forward(ctx, win, gstart, gstop, woff, lo, hi, obase, tlo, thi, max_children
             w = _locate(c, gstart, gstop, woff)
             if w < 0:
                 return -1
-            if win[w] == 0:
-                win[w] = 1
-                if tlo <= c < thi:
-                    new += 1
+            fresh = win[w] == 0  # branch-free: whether a child is new is a coin toss
+            win[w] |= fresh
+            new += fresh & (tlo <= c) & (c < thi)
     return new
 
 
