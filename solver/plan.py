@@ -92,8 +92,11 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
     kids = [sum(tiers[c].size for c in t.children if c != i) for i, t in enumerate(tiers)]
     by_kids = sorted(range(len(tiers)), key=lambda i: -kids[i])[:SAMPLES]
     by_size = sorted(range(len(tiers)), key=lambda i: -tiers[i].size)[:SAMPLES]
+    # a loopy tier is never split: the largest of them may be the largest task of all
+    by_loop = sorted((i for i, t in enumerate(tiers) if i in t.children),
+                     key=lambda i: -tiers[i].size)[:SAMPLES]
     largest, at = 0, 0
-    for i in dict.fromkeys(by_kids + by_size):
+    for i in dict.fromkeys(by_kids + by_size + by_loop):
         t = tiers[i]
         own, far = _sample(game, t)
         if i in t.children:  # a loopy tier is one task: scale the sample to all of it

@@ -122,19 +122,32 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     slot = bytes_per_slot(game)
     starts = [t.start for t in tiers]
     loopy = [i in t.children for i, t in enumerate(tiers)]
+    level = [0] * len(tiers)  # 1 + the deepest child: tiers of one level never need each other
+    for t in order:
+        level[t] = 1 + max((level[c] for c in tiers[t].children if c != t), default=-1)
+    by_level = False
     if cuts is None:
         def fits(own, kids):
             return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
 
-        cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task)
-    level = [0] * len(tiers)  # 1 + the deepest child: tiers of one level never need each other
-    for t in order:
-        level[t] = 1 + max((level[c] for c in tiers[t].children if c != t), default=-1)
+        def cut(by_level):
+            return _cut(tiers, starts, loopy, n, chunk, fits, max_task,
+                        level if by_level else None)
+
+        cuts = cut(False)
+    else:
+        cut = None
     while True:
         tasks, deps = _tasks(tiers, starts, loopy, level, cuts)
         run_order, stuck = _topological(deps)
         if not stuck:
             return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game)
+        if cut is not None and not by_level:
+            # a game whose hash interleaves tiers of different depths (Bagh-Chal: the
+            # finished tiers of every stage): tasks of one level each never need each other
+            by_level = True
+            cuts = cut(True)
+            continue
         # tasks on a cycle: never cut between the first and last of them again
         lo, hi = min(cuts[i] for i in stuck), max(cuts[i + 1] for i in stuck)
         keep = [c for c in cuts if not lo < c < hi]
@@ -143,8 +156,9 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         cuts = keep
 
 
-def _cut(tiers, starts, loopy, n, chunk, fits, max_task) -> list[int]:
-    """Greedy cuts at tier boundaries and at chunk boundaries inside loop-free tiers."""
+def _cut(tiers, starts, loopy, n, chunk, fits, max_task, level=None) -> list[int]:
+    """Greedy cuts at tier boundaries and at chunk boundaries inside loop-free tiers (and,
+    given the tiers' `level`, wherever the level changes)."""
 
     def tier_at(h):
         return bisect.bisect_right(starts, h) - 1
@@ -171,6 +185,8 @@ def _cut(tiers, starts, loopy, n, chunk, fits, max_task) -> list[int]:
         kids = kids_of(a, b)
         kid_slots = sum(tiers[c].size for c in kids)
         while b < n:
+            if level is not None and level[tier_at(b)] != level[tier_at(a)]:
+                break
             b2 = next_cut(b)
             if b2 - a > max_task:
                 break

@@ -53,6 +53,26 @@ def test_plan_covers_the_hash_and_keeps_loopy_tiers_whole(name, variant):
                         assert j in p.deps[task.index] and rank[j] < rank[task.index]
 
 
+def test_interleaved_tiers_are_planned_by_level():
+    """Bagh-Chal's hash puts the finished tiers of every stage between the others, so hash
+    ranges of mixed tiers need each other both ways. The plan then cuts where the tiers'
+    depth changes, instead of merging the cycle into one task of the whole hash (which
+    made the standard game refuse `--memory 6` for a 5,141 GiB task while `gsolve plan`
+    said 134 MiB). Its largest task is then its largest loopy tier, as `gsolve plan` says."""
+    from solver.plan import make_plan
+
+    game = get_game("baghchal", "size=5,tigers=4,goats=6,captures=2")
+    p = tier_manager.plan(game, 1 << 30)
+    assert len(p.tasks) > 10 and not any(p.deps[i] and i in p.deps[i] for i in range(len(p.tasks)))
+    for task in p.tasks:
+        assert len(set(task.levels)) == 1  # each task one depth: deps only go down
+    big = max(range(len(p.tasks)), key=p.working_set)
+    (t, lo, hi, loopy), = p.tasks[big].pieces
+    loopies = [i for i, tier in enumerate(p.tiers) if i in tier.children]
+    assert loopy and t == max(loopies, key=lambda i: p.tiers[i].size)
+    assert make_plan(game)["largest_task_bytes"] == p.working_set(big)
+
+
 def test_small_tasks_write_the_same_bytes_as_dfs(tmp_path):
     game = get_game("connect4", "width=4,height=4,connect=3")
     solve(game, "dfs", root=tmp_path / "ref")
