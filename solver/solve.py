@@ -165,8 +165,12 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
             if (path / "zarr.json").exists() and not _unfinished(path):
                 raise
     # the tier manager plans its tasks within the memory budget and refuses by itself
-    est = (estimate.estimate(game, method, budget=tier_opts.get("memory"))
-           if method == "tiers" else check_memory(game, method))
+    if method == "tiers":
+        from solver.tier_manager import default_budget
+
+        est = estimate.estimate(game, method, budget=tier_opts.get("memory") or default_budget())
+    else:
+        est = check_memory(game, method)
     _announce(game, est, progress)
     started = now()
     t0 = time.perf_counter()
