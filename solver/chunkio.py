@@ -15,6 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 
+def span(sl, n: int) -> tuple[int, int]:
+    """(lo, hi) of a contiguous slice of an array of n: what the tier code reads and
+    writes by (a step or an index is a bug there, not a request to serve)."""
+    if not isinstance(sl, slice):
+        raise IndexError("chunked arrays take contiguous slices only")
+    lo, hi, step = sl.indices(n)
+    if step != 1:
+        raise IndexError("chunked arrays take contiguous slices only")
+    return lo, max(lo, hi)
+
+
 class ChunkArray:
     """A 1-d zarr array read and written by contiguous slices, chunk by chunk. A chunk the
     slice covers in part is read, merged and written whole (as zarr does); the caller
@@ -32,9 +43,15 @@ class ChunkArray:
         self.chunk, self.n = int(arr.chunks[0]), int(arr.shape[0])
         self.dtype = arr.dtype
         self.fill = np.asarray(self.spec.fill_value, self.dtype)
-        self.sync_io = hasattr(self.store, "get_sync") and hasattr(self.store, "set_sync")
         if len(arr.shape) != 1 or not all(hasattr(c, "_decode_sync") for c in self.meta.codecs):
             raise TypeError("ChunkArray: a 1-d array with synchronous codecs only")
+        if hasattr(self.store, "get_sync") and hasattr(self.store, "set_sync"):
+            self._get, self._set = self.store.get_sync, self.store.set_sync
+        else:  # a store without sync calls (object storage): through zarr's event loop
+            from zarr.core.sync import sync
+
+            self._get = lambda key, prototype: sync(self.store.get(key, prototype=prototype))
+            self._set = lambda key, value: sync(self.store.set(key, value))
 
     def __getattr__(self, attr):
         return getattr(self.arr, attr)
@@ -45,13 +62,7 @@ class ChunkArray:
 
     def read_chunk(self, c: int) -> np.ndarray:
         """Chunk `c` (its in-bounds part); the fill value where it was never written."""
-        key = self._key(c)
-        if self.sync_io:
-            raw = self.store.get_sync(key, prototype=self.proto)
-        else:
-            from zarr.core.sync import sync
-
-            raw = sync(self.store.get(key, prototype=self.proto))
+        raw = self._get(self._key(c), prototype=self.proto)
         size = min(self.n, (c + 1) * self.chunk) - c * self.chunk
         if raw is None:
             return np.full(size, self.fill, self.dtype)
@@ -72,24 +83,10 @@ class ChunkArray:
         x = NDBuffer.from_numpy_array(np.ascontiguousarray(data, self.dtype))
         for codec in self.meta.codecs:
             x = codec._encode_sync(x, self.spec)
-        key = self._key(c)
-        if self.sync_io:
-            self.store.set_sync(key, x)
-        else:
-            from zarr.core.sync import sync
-
-            sync(self.store.set(key, x))
-
-    def _span(self, sl) -> tuple[int, int]:
-        if not isinstance(sl, slice):
-            raise IndexError("ChunkArray takes contiguous slices only")
-        lo, hi, step = sl.indices(self.n)
-        if step != 1:
-            raise IndexError("ChunkArray takes contiguous slices only")
-        return lo, max(lo, hi)
+        self._set(self._key(c), x)
 
     def __getitem__(self, sl) -> np.ndarray:
-        lo, hi = self._span(sl)
+        lo, hi = span(sl, self.n)
         out = np.empty(hi - lo, self.dtype)
         ch = self.chunk
         for c in range(lo // ch, -(-hi // ch)):
@@ -99,7 +96,7 @@ class ChunkArray:
         return out
 
     def __setitem__(self, sl, data) -> None:
-        lo, hi = self._span(sl)
+        lo, hi = span(sl, self.n)
         data = np.broadcast_to(np.asarray(data, self.dtype), (hi - lo,))
         ch = self.chunk
         for c in range(lo // ch, -(-hi // ch)):

@@ -28,7 +28,7 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
-from solver.chunkio import chunk_array
+from solver.chunkio import chunk_array, span
 from solver.database import CHUNK, PartialStore, create_array, remoteness_dtype
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
@@ -125,28 +125,24 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     level = [0] * len(tiers)  # 1 + the deepest child: tiers of one level never need each other
     for t in order:
         level[t] = 1 + max((level[c] for c in tiers[t].children if c != t), default=-1)
+
+    def fits(own, kids):
+        return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
+
+    planned = cuts is None  # cuts of an earlier run are kept as they are
     by_level = False
-    if cuts is None:
-        def fits(own, kids):
-            return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
-
-        def cut(by_level):
-            return _cut(tiers, starts, loopy, n, chunk, fits, max_task,
-                        level if by_level else None)
-
-        cuts = cut(False)
-    else:
-        cut = None
+    if planned:
+        cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task)
     while True:
         tasks, deps = _tasks(tiers, starts, loopy, level, cuts)
         run_order, stuck = _topological(deps)
         if not stuck:
             return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game)
-        if cut is not None and not by_level:
+        if planned and not by_level:
             # a game whose hash interleaves tiers of different depths (Bagh-Chal: the
             # finished tiers of every stage): tasks of one level each never need each other
             by_level = True
-            cuts = cut(True)
+            cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task, level)
             continue
         # tasks on a cycle: never cut between the first and last of them again
         lo, hi = min(cuts[i] for i in stuck), max(cuts[i + 1] for i in stuck)
@@ -440,14 +436,8 @@ class CachedArray:
     def __getattr__(self, attr):
         return getattr(self.arr, attr)
 
-    def _span(self, sl: slice) -> tuple[int, int]:
-        lo, hi, step = sl.indices(self.n)
-        if step != 1:
-            raise IndexError("CachedArray reads contiguous ranges only")
-        return lo, max(lo, hi)
-
     def __getitem__(self, sl):
-        lo, hi = self._span(sl)
+        lo, hi = span(sl, self.n)
         out = np.empty(hi - lo, self.arr.dtype)
         ch = self.chunk
         c, last = lo // ch, (hi - 1) // ch
@@ -482,7 +472,7 @@ class CachedArray:
         out[x0 - lo:x1 - lo] = x[x0 - s:x1 - s]
 
     def __setitem__(self, sl, data) -> None:
-        lo, hi = self._span(sl)
+        lo, hi = span(sl, self.n)
         data = np.array(data, self.arr.dtype)  # a copy: the caller may reuse its buffer
         ch = self.chunk
         if self.unwritten is not None and hi > lo:
