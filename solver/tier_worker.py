@@ -45,8 +45,8 @@ from solver.kernels.records import (
     split_records,
 )
 from solver.parallel import _executor, run_blocks, threads
+from solver.tiers import TEMPLATE
 
-TEMPLATE = "solver.kernels.tiers"
 FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
 GAP = 1 << 16  # far children further apart than this start a new window range
 GIB = 1 << 30

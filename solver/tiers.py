@@ -19,8 +19,8 @@ from games.base import Game
 from solver.codegen import kernels
 from solver.kernels.records import WIN, record_dtype
 from solver.progress import Progress
-from solver.tier_manager import check_tiers, solve_into  # noqa: F401 - the method's API
-from solver.tier_worker import TEMPLATE, records
+
+TEMPLATE = "solver.kernels.tiers"  # the kernels of solver/tier_worker.py
 
 
 def applies(game) -> bool:
@@ -32,6 +32,22 @@ def applies(game) -> bool:
 def why_not(game) -> str:
     return (f"{game.name} does not define tiers, so the tiers method does not apply: use "
             "--method bottomup" + ("" if game.loopy else " or --method dfs"))
+
+
+def check_tiers(game: Game, tiers) -> list[int]:
+    """The manager's check of a game's tier layout (solver/tier_manager.py)."""
+    from solver.tier_manager import check_tiers
+
+    return check_tiers(game, tiers)
+
+
+def solve_into(game: Game, path: Path, progress: Progress | None = None, **options) -> dict:
+    """Solve into the store at `path` (solver/tier_manager.py). The manager and the worker
+    are imported here, not with this module, which every solve imports to ask `applies`:
+    they cost a small dfs solve 40 ms of imports (the lock, the store, Dask glue)."""
+    from solver.tier_manager import solve_into
+
+    return solve_into(game, path, progress, **options)
 
 
 def warm_up(game: Game) -> None:
@@ -57,6 +73,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     import tempfile
 
     from solver.database import Database
+    from solver.tier_worker import records
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / game.name / game.variant_key
