@@ -113,6 +113,12 @@ def run_pair(pair: Pair, peers: Path, threads: int, runs: int) -> dict | None:
     env = dict(os.environ, GSOLVE_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     ours: list[Run] = []
     theirs: list[Run] = []
+    # one untimed run first: it compiles the kernels into the cache (as a user's first
+    # solve does), so every timed run loads them like any later solve
+    with tempfile.TemporaryDirectory(prefix="gsolve-peers-") as tmp:
+        warm = measure(gsolve_cmd(pair, os.path.join(tmp, "db")), env, tmp)
+    if not warm.ok:
+        raise SystemExit(f"{pair.name}: gsolve failed: {warm.tail}")
     for _ in range(runs):
         for side in ("gsolve", "peer"):
             with tempfile.TemporaryDirectory(prefix="gsolve-peers-") as tmp:

@@ -41,9 +41,10 @@ def warm_up(game: Game) -> None:
     rec = np.zeros(1, record_dtype(game.max_remoteness))
     mc, ss = game.max_children, game.scratch_size
     k.visit(game.ctx, rec, 0, 0, mc, ss)
-    k.resolve_winlose(game.ctx, rec, 0, 0, 1, mc, ss)
-    k.resolve_reach(game.ctx, rec, 0, 0, 1, WIN, mc, ss)
+    k.resolve_winlose(game.ctx, rec, 0, 0, 1, True, 0, mc, ss)
+    k.resolve_reach(game.ctx, rec, 0, 0, 1, WIN, game.puzzle, True, 0, mc, ss)
     k.fill_undecided(rec, 0, 0, DRAW)
+    k.undecided_top(rec, 0, 0)
     k.visited_bounds(rec)
 
 
@@ -72,27 +73,35 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     limit = max_record_remoteness(dtype)
     rec = visit_all(game, dtype, progress)
     lo, hi = k.visited_bounds(rec)
+    cap = np.iinfo(dtype).max  # a larger record holds a remoteness past `limit`
 
     def sweeps(kernel, phase, *args):
+        """Sweeps i = 1, 2, ... to the fixed point, alternately down and up the hash (so
+        that decisions cascade within a sweep whichever way the game's moves run). A sweep
+        that decides nothing ends the phase once nothing is left, or no decided record
+        is as far as i: the next rule would need a child of remoteness i, and `combine`
+        saw this same state in the sweep just done."""
         i = 1
         while True:
-            n = run_blocks(kernel, (ctx, rec), lo, hi, i, *args, mc, ss, progress=progress)
-            progress.update(phase, i, f"{n:,} decided at remoteness {i}")
+            down = i % 2 == 1
+            n = run_blocks(kernel, (ctx, rec), lo, hi, i, *args, down, cap, mc, ss,
+                           progress=progress, descending=down)
+            if n < 0:
+                raise GsolveError(
+                    f"remoteness passed {limit}: raise the game's max_remoteness")
+            progress.update(phase, i, f"{n:,} decided in sweep {i}")
             if n == 0:
-                return
-            if i >= limit:  # sweep limit+1 would decide a remoteness the record cannot hold
-                if run_blocks(kernel, (ctx, rec.copy()), lo, hi, i + 1, *args, mc, ss):
-                    raise GsolveError(
-                        f"remoteness passed {limit}: raise the game's max_remoteness")
-                return
+                left, top = k.undecided_top(rec, lo, hi)
+                if left == 0 or top < i:
+                    return
             i += 1
 
     if game.puzzle:
-        sweeps(k.resolve_reach, "resolve", WIN)
+        sweeps(k.resolve_reach, "resolve", WIN, True)
         run_blocks(k.fill_undecided, (rec,), lo, hi, LOSE)
     else:
         sweeps(k.resolve_winlose, "win/lose")
-        sweeps(k.resolve_reach, "tie", TIE)
+        sweeps(k.resolve_reach, "tie", TIE, False)
         run_blocks(k.fill_undecided, (rec,), lo, hi, DRAW)
     return rec
 

@@ -27,8 +27,9 @@ def _executor() -> ThreadPoolExecutor:
 
 
 def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
-               min_block: int = 1 << 14, progress=None):
-    """sum(kernel(*first_args, a, b, *rest)) over blocks [a, b) that cover [lo, hi).
+               min_block: int = 1 << 14, progress=None, descending: bool = False):
+    """sum(kernel(*first_args, a, b, *rest)) over blocks [a, b) that cover [lo, hi), started
+    from the top block down when `descending`.
 
     `progress.fraction(x)` hears how much of the range is done, when given."""
     n = hi - lo
@@ -38,6 +39,8 @@ def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
     nblocks = min(max(8 * t, n // (1 << 22)), max(1, n // min_block))
     size = -(-n // nblocks)
     bounds = [(a, min(hi, a + size)) for a in range(lo, hi, size)]
+    if descending:
+        bounds.reverse()
     if t == 1:
         total = 0
         for i, (a, b) in enumerate(bounds):

@@ -54,6 +54,27 @@ def test_all_methods_identical(name, tmp_path):
         assert np.array_equal(got[1], base[1]), f"{name}: {method} remoteness differs"
 
 
+@pytest.mark.parametrize("name", ["connect4", "quixo", "teeko", "hanoi", "morris"])
+def test_bottomup_sweep_order_and_threads(name, monkeypatch):
+    """Bottom-up decides a position outright once its children are all decided, so how
+    far decisions cascade within a sweep depends on the sweep order and on the threads
+    racing over blocks: the records must not. One thread (blocks strictly in order) and
+    two threads on small blocks agree with retrograde, on loop-free and loopy games. In
+    teeko some positions are decided only after a sweep that decided nothing (their
+    child was decided early): a phase that ended there would leave them draws."""
+    from solver import bottomup, parallel, retrograde
+
+    game = get_game(name, MATRIX_VARIANTS.get(name))
+    want = retrograde.solve(game)
+    monkeypatch.setenv("GSOLVE_THREADS", "1")
+    assert np.array_equal(bottomup.solve(game), want)
+    monkeypatch.setenv("GSOLVE_THREADS", "2")
+    real = parallel.run_blocks
+    monkeypatch.setattr(bottomup, "run_blocks",
+                        lambda *a, **k: real(*a, **{**k, "min_block": 64}))
+    assert np.array_equal(bottomup.solve(game), want)
+
+
 class OneLoopyTier(TicTacToe):
     """Tic-tac-toe declared as a single tier that contains its own children: exercises the
     tier solver's in-tier fixed-point sweeps."""

@@ -3,9 +3,11 @@
 Every kernel sweeps one block [lo, hi) of the hash range without the GIL; the solver runs
 blocks on a thread pool (solver.parallel). Each position's record is
 written only by the thread that owns it, except the visit sweep's "reached" marks, which
-only ever set the same bits (a benign race that the fixed-point loop absorbs). Decisions in
-sweep i read only records decided in earlier sweeps (remoteness i-1), so the result does
-not depend on the order or the number of threads.
+only ever set the same bits (a benign race that the fixed-point loop absorbs). A decision
+by sweep i's rule reads only records of remoteness i-1, and one by `combine` only final
+records (which another thread's sweep may have just written: each is exact either way),
+so the result does not depend on the order or the number of threads; only how many
+sweeps it takes does.
 """
 
 import numpy as np
@@ -13,8 +15,10 @@ from numba import njit
 
 from solver.kernels.records import (
     PENDING,
+    SHIFT,
     VALUE_MASK,
     VISITED,
+    combine,
     decide_reach,
     decide_winlose,
 )
@@ -48,21 +52,47 @@ def visit(ctx, rec, lo, hi, max_children, scratch_size):
 
 
 @njit(cache=True, nogil=True)
-def resolve_winlose(ctx, rec, lo, hi, i, max_children, scratch_size):
-    """Decide the positions of remoteness i: WIN with a LOSE child of remoteness i-1,
-    LOSE when every child is a WIN and the largest remoteness among them is i-1."""
+def resolve_winlose(ctx, rec, lo, hi, i, down, cap, max_children, scratch_size):
+    """Sweep i of the W/L phase: WIN with a LOSE child of remoteness i-1, LOSE when every
+    child is a WIN and the largest remoteness among them is i-1 (and see `_resolve`)."""
+    return _resolve(ctx, rec, lo, hi, i, 0, down, False, cap, max_children, scratch_size)
+
+
+@njit(cache=True, nogil=True)
+def resolve_reach(ctx, rec, lo, hi, i, target, puzzle, down, cap, max_children,
+                  scratch_size):
+    """Sweep i of the reach phase: positions still undecided with a `target` child of
+    remoteness i-1 become `target` with remoteness i: TIE for two-player games, WIN (a goal
+    reachable) for puzzles (and see `_resolve`)."""
+    return _resolve(ctx, rec, lo, hi, i, target, down, puzzle, cap, max_children,
+                    scratch_size)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _resolve(ctx, rec, lo, hi, i, target, down, puzzle, cap, max_children, scratch_size):
+    """One sweep over [lo, hi), from hi down when `down`. A position whose children are all
+    decided is decided outright (`combine`: its value and remoteness are then final, whatever
+    the sweep); any other by sweep i's rule. Where the sweep runs against the hash's order
+    of moves (children after parents, as in games numbered by pieces placed) decisions
+    cascade within it, and one sweep decides what took one per remoteness. Returns the
+    positions decided, or a large negative number when a remoteness passes `cap`."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
     crec = np.empty(max_children, rec.dtype)
     scratch = np.empty(scratch_size, np.int8)
     count = 0
-    for h in range(lo, hi):
+    for k in range(hi - lo):
+        h = hi - 1 - k if down else lo + k
         if rec[h] != VISITED:
             continue
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
             crec[j] = rec[out[j]]
-        r = decide_winlose(crec, n, i)
+        r = combine(crec, n, puzzle)
+        if r == 0:
+            r = decide_winlose(crec, n, i) if target == 0 else decide_reach(crec, n, i, target)
+        if r > cap:
+            return -(1 << 40)
         if r != 0:
             rec[h] = r
             count += 1
@@ -70,25 +100,15 @@ def resolve_winlose(ctx, rec, lo, hi, i, max_children, scratch_size):
 
 
 @njit(cache=True, nogil=True)
-def resolve_reach(ctx, rec, lo, hi, i, target, max_children, scratch_size):
-    """Positions still undecided with a `target` child of remoteness i-1 become `target`
-    with remoteness i: TIE for two-player games, WIN (a goal reachable) for puzzles."""
-    out = np.empty(max_children, np.int64)
-    moves = np.empty(max_children, np.int64)
-    crec = np.empty(max_children, rec.dtype)
-    scratch = np.empty(scratch_size, np.int8)
-    count = 0
+def undecided_top(rec, lo, hi):
+    """(visited positions still undecided, largest remoteness decided so far) in [lo, hi)."""
+    left = 0
+    top = 0
     for h in range(lo, hi):
-        if rec[h] != VISITED:
-            continue
-        n = game_children(ctx, h, out, moves, scratch)
-        for j in range(n):
-            crec[j] = rec[out[j]]
-        r = decide_reach(crec, n, i, target)
-        if r != 0:
-            rec[h] = r
-            count += 1
-    return count
+        r = rec[h]
+        left += r == VISITED
+        top = max(top, r >> SHIFT)
+    return left, top
 
 
 @njit(cache=True, nogil=True)
