@@ -44,7 +44,7 @@ def warm_up(game: Game) -> None:
     k.resolve_winlose(game.ctx, rec, 0, 0, 1, True, 0, mc, ss)
     k.resolve_reach(game.ctx, rec, 0, 0, 1, WIN, game.puzzle, True, 0, mc, ss)
     k.fill_undecided(rec, 0, 0, DRAW)
-    k.undecided_top(rec, 0, 0)
+    k.next_sweep(rec, 0, 0, LOSE, 1)
     k.visited_bounds(rec)
 
 
@@ -75,33 +75,32 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     lo, hi = k.visited_bounds(rec)
     cap = np.iinfo(dtype).max  # a larger record holds a remoteness past `limit`
 
-    def sweeps(kernel, phase, *args):
+    def sweeps(kernel, phase, want, *args):
         """Sweeps i = 1, 2, ... to the fixed point, alternately down and up the hash (so
-        that decisions cascade within a sweep whichever way the game's moves run). A sweep
-        that decides nothing ends the phase once nothing is left, or no decided record
-        is as far as i: the next rule would need a child of remoteness i, and `combine`
-        saw this same state in the sweep just done."""
-        i = 1
+        that decisions cascade within a sweep whichever way the game's moves run); after
+        one that decided nothing, on at the next that can (`next_sweep`), if any."""
+        i, down = 1, True
         while True:
-            down = i % 2 == 1
             n = run_blocks(kernel, (ctx, rec), lo, hi, i, *args, down, cap, mc, ss,
                            progress=progress, descending=down)
             if n < 0:
                 raise GsolveError(
                     f"remoteness passed {limit}: raise the game's max_remoteness")
             progress.update(phase, i, f"{n:,} decided in sweep {i}")
-            if n == 0:
-                left, top = k.undecided_top(rec, lo, hi)
-                if left == 0 or top < i:
-                    return
-            i += 1
+            down = not down
+            if n > 0:
+                i += 1
+                continue
+            i = k.next_sweep(rec, lo, hi, want, i)
+            if i == 0:
+                return
 
     if game.puzzle:
-        sweeps(k.resolve_reach, "resolve", WIN, True)
+        sweeps(k.resolve_reach, "resolve", WIN, WIN, True)
         run_blocks(k.fill_undecided, (rec,), lo, hi, LOSE)
     else:
-        sweeps(k.resolve_winlose, "win/lose")
-        sweeps(k.resolve_reach, "tie", TIE, False)
+        sweeps(k.resolve_winlose, "win/lose", LOSE)
+        sweeps(k.resolve_reach, "tie", TIE, TIE, False)
         run_blocks(k.fill_undecided, (rec,), lo, hi, DRAW)
     return rec
 

@@ -100,15 +100,21 @@ def _resolve(ctx, rec, lo, hi, i, target, down, puzzle, cap, max_children, scrat
 
 
 @njit(cache=True, nogil=True)
-def undecided_top(rec, lo, hi):
-    """(visited positions still undecided, largest remoteness decided so far) in [lo, hi)."""
+def next_sweep(rec, lo, hi, want, i):
+    """After sweep i decided nothing: the next sweep that can decide anything, or 0 when
+    none can. Only a rule that needs a decided child can (`combine` saw this state), and
+    the rules that need one of value `want` (LOSE for W/L, the reach target) at
+    remoteness r fire in sweep r + 1; so it is 1 + the least such r >= i, if any position
+    is left undecided."""
     left = 0
-    top = 0
+    least = -1
     for h in range(lo, hi):
-        r = rec[h]
+        r = np.int64(rec[h])
         left += r == VISITED
-        top = max(top, r >> SHIFT)
-    return left, top
+        rem = r >> SHIFT
+        if r & VALUE_MASK == want and rem >= i and (least < 0 or rem < least):
+            least = rem
+    return least + 1 if left > 0 and least >= 0 else 0
 
 
 @njit(cache=True, nogil=True)
