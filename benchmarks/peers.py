@@ -159,6 +159,17 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def calibration() -> float:
+    """Seconds of a fixed pure-Python loop: this box's speed drifts by tens of percent
+    between (and within) sessions, which the tables' absolute times carry; ratios of one
+    run do not."""
+    t0 = time.perf_counter()
+    s = 0
+    for i in range(10_000_000):
+        s += i
+    return time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pairs", nargs="*", help=f"pairs to run (default all): "
@@ -172,7 +183,8 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"unknown pair(s) {', '.join(unknown)} (pairs: {', '.join(known)})")
     chosen = [known[n] for n in args.pairs] if args.pairs else PAIRS
-    print(f"machine: {machine()}; {time.strftime('%Y-%m-%d')}")
+    print(f"machine: {machine()}; {time.strftime('%Y-%m-%d %H:%M')}; "
+          f"loop calibration {calibration():.2f} s")
     rows = []
     for pair in chosen:
         for t in [int(x) for x in args.threads.split(",")]:
@@ -182,7 +194,7 @@ def main() -> None:
             if row:
                 rows.append(row)
                 print(table([row]).splitlines()[-1], flush=True)
-    print()
+    print(f"\nloop calibration at the end: {calibration():.2f} s")
     print(table(rows))
 
 

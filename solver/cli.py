@@ -464,28 +464,6 @@ def serve(db, port, host):
     run_serve(db, host, port)
 
 
-def entry() -> None:
-    """The `gsolve` console script. Its time on small games is imports and exit, so the
-    objects built at import (numba's typing registries, zarr's: a million of them, none
-    ever garbage) are moved out of the cyclic collector's sight, before the run and
-    again after it: the interpreter's final collections otherwise traverse them all, 0.3 s
-    of a 1.3 s tic-tac-toe solve. A query also runs without collection and leaves at once:
-    it has nothing to clean up (output flushed, nothing written)."""
-    import gc
-
-    gc.freeze()
-    quick = sys.argv[1:2] == ["query"]
-    if quick:
-        gc.disable()
-    code = main()
-    if quick:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    gc.freeze()
-    sys.exit(code)
-
-
 @cli.command(name="list")
 @json_option
 def list_games(as_json):

@@ -209,7 +209,7 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
             "finished": now(),
         }
         attrs.update(extra or {})
-        group.attrs.update(attrs)
+        group.update_attributes(attrs)  # one metadata write, not one a key
         seal(tmp, group)
         group.attrs["complete"] = True
     except BaseException:
@@ -438,7 +438,7 @@ class PartialStore:
             n = game.hash_size
             create_array(group, "value", (n,), np.uint8)
             create_array(group, "remoteness", (n,), rem_dtype)
-            group.attrs.update({**ident, "started": now()})
+            group.update_attributes({**ident, "started": now()})
             self.group = group
         self.value = self.group["value"]
         self.remoteness = self.group["remoteness"]
@@ -448,7 +448,7 @@ class PartialStore:
         return dict(self.group.attrs)
 
     def set_attrs(self, **kw) -> None:
-        self.group.attrs.update(kw)
+        self.group.update_attributes(kw)
 
     def _damaged(self, e: Exception) -> DatabaseError:
         return DatabaseError(
@@ -495,7 +495,7 @@ class PartialStore:
                 new[a:a + CHUNK] = part.astype(want)
             del self.group["remoteness"]
             storage.move(self.path / "remoteness-fit", self.path / "remoteness")
-        self.group.attrs.update({**attrs, "finished": now()})
+        self.group.update_attributes({**attrs, "finished": now()})
         seal(self.path, self.group)
         self.group.attrs["complete"] = True
         _swap_in(self.path, self.final)
