@@ -15,6 +15,8 @@ import importlib
 import sys
 import types
 
+__version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)
+
 __all__ = ["Move", "PositionInfo", "Solved", "open", "solve"]
 
 _API = ("Move", "PositionInfo", "Solved", "open")
