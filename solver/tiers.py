@@ -44,7 +44,7 @@ def check_tiers(game: Game, tiers) -> list[int]:
 def solve_into(game: Game, path: Path, progress: Progress | None = None, **options) -> dict:
     """Solve into the store at `path` (solver/tier_manager.py). The manager and the worker
     are imported here, not with this module, which every solve imports to ask `applies`:
-    they cost a small dfs solve 40 ms of imports (the lock, the store, Dask glue)."""
+    they cost a small dfs solve 20-30 ms of imports."""
     from solver.tier_manager import solve_into
 
     return solve_into(game, path, progress, **options)
