@@ -101,29 +101,59 @@ class LineProgress(Progress):
 
 
 class RichProgress(Progress):
-    """A live status line on stderr: phase, sweep number, detail, elapsed time."""
+    """A live status line on stderr: phase, sweep number, detail, elapsed time.
+
+    It appears once the work has run for DELAY seconds (or a note comes first): loading
+    rich and starting its display cost 0.1-0.2 s, as long as a whole small solve, which
+    would otherwise pay it for a line shown for a moment."""
+
+    DELAY = 0.5
 
     def __init__(self, title: str):
+        import threading
+        import time
+
+        self._title = title
+        self._expected: float | None = None
+        self._state = {"description": title, "detail": "", "completed": 0.0}
+        self._bar = None
+        self._closed = False
+        self._lock = threading.Lock()
+        self._t0 = time.monotonic()
+        self._timer = threading.Timer(self.DELAY, self._show)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _show(self) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 
-        self._bar = Bar(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-                        TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
-                        console=Console(stderr=True), transient=True)
-        self._task = self._bar.add_task(title, detail="", total=1.0)
-        self._title = title
-        self._expected: float | None = None
-        self._bar.start()
-        import time
+        with self._lock:
+            if self._closed or self._bar is not None:
+                return
+            bar = Bar(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+                      TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
+                      console=Console(stderr=True), transient=True)
+            self._task = bar.add_task(self._state["description"], total=1.0,
+                                      detail=self._state["detail"],
+                                      completed=self._state["completed"])
+            bar.start()
+            self._bar = bar
 
-        self._t0 = time.monotonic()
+    def _set(self, **fields) -> None:
+        with self._lock:
+            self._state.update(fields)
+            if self._bar is not None:
+                self._bar.update(self._task, **fields)
 
     def expect(self, seconds: float) -> None:
         self._expected = seconds
 
     def note(self, text: str) -> None:
-        self._bar.console.print(text, highlight=False, markup=False)
+        self._show()
+        if self._bar is not None:
+            self._bar.console.print(text, highlight=False, markup=False)
 
     def update(self, phase: str, step: int, detail: str = "") -> None:
         import time
@@ -131,11 +161,14 @@ class RichProgress(Progress):
         eta = eta_text(self._expected, time.monotonic() - self._t0)
         if eta and self._expected and self._expected >= 60:
             detail = f"{detail}, {eta}" if detail else eta
-        self._bar.update(self._task, description=f"{self._title}: {phase} {step}",
-                         detail=detail, completed=0.0)
+        self._set(description=f"{self._title}: {phase} {step}", detail=detail, completed=0.0)
 
     def fraction(self, done: float) -> None:
-        self._bar.update(self._task, completed=done)
+        self._set(completed=done)
 
     def close(self) -> None:
-        self._bar.stop()
+        self._timer.cancel()
+        with self._lock:
+            self._closed = True
+            if self._bar is not None:
+                self._bar.stop()

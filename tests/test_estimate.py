@@ -101,6 +101,36 @@ def test_line_progress_shows_eta():
     assert "left (estimate)" in lines[-1]
 
 
+def test_rich_progress_appears_only_for_work_that_lasts(monkeypatch):
+    """A terminal's live line starts after RichProgress.DELAY, with the latest state; work
+    that ends sooner never starts it (rich's import and display cost a small solve more
+    than the solve)."""
+    from solver.progress import RichProgress
+
+    quick = RichProgress("ttt")
+    quick.update("dfs", 1, "depth-first")
+    quick.close()
+    time.sleep(RichProgress.DELAY + 0.2)
+    assert quick._bar is None
+
+    monkeypatch.setattr(RichProgress, "DELAY", 0.05)
+    slow = RichProgress("c4")
+    slow.update("visit", 2, "10 positions reached")
+    slow.fraction(0.25)
+    for _ in range(100):
+        if slow._bar is not None:
+            break
+        time.sleep(0.02)
+    assert slow._bar is not None
+    task = slow._bar.tasks[0]
+    assert task.description == "c4: visit 2" and task.fields["detail"] == "10 positions reached"
+    assert task.completed == 0.25
+    slow.update("visit", 3)
+    assert slow._bar.tasks[0].description == "c4: visit 3"
+    slow.close()
+    assert not slow._bar.live.is_started
+
+
 def test_speed_is_measured(tmp_path):
     """A solve of a second or more records this machine's speed; estimates then use it."""
     game = get_game("connect4")
