@@ -32,7 +32,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver import storage
+from solver import __version__, storage  # the version: not importlib.metadata (15 ms)
 from solver.storage import Location
 
 # 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
@@ -122,12 +122,6 @@ def remoteness_dtype(max_remoteness: int) -> np.dtype:
     return np.dtype(np.uint64)
 
 
-def _version() -> str:
-    from solver import __version__  # not importlib.metadata: parsing METADATA costs 15 ms
-
-    return __version__
-
-
 # -- the record of the chunks written ------------------------------------------------------
 def present_chunks(array_dir: Location) -> list[int]:
     """Indices of the chunk files of a 1-D array, from one directory listing."""
@@ -201,7 +195,7 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
             "hash_size": int(n),
             "method": method,
             "symmetry": bool(game.symmetry),  # canonical positions only (solver/symmetry.py)
-            "gsolve_version": _version(),
+            "gsolve_version": __version__,
             "started": started,
             "finished": now(),
         }
@@ -416,7 +410,7 @@ class PartialStore:
                  "variant_key": game.variant_key, "hash_size": int(game.hash_size),
                  "method": method, "symmetry": bool(game.symmetry),
                  "partial_format": PARTIAL_FORMAT,
-                 "gsolve_version": _version()}
+                 "gsolve_version": __version__}
         self.group = None
         if not fresh and (self.path / "zarr.json").exists():
             try:

@@ -34,13 +34,6 @@ def why_not(game) -> str:
             "--method bottomup" + ("" if game.loopy else " or --method dfs"))
 
 
-def check_tiers(game: Game, tiers) -> list[int]:
-    """The manager's check of a game's tier layout (solver/tier_manager.py)."""
-    from solver.tier_manager import check_tiers
-
-    return check_tiers(game, tiers)
-
-
 def solve_into(game: Game, path: Path, progress: Progress | None = None, **options) -> dict:
     """Solve into the store at `path` (solver/tier_manager.py). The manager and the worker
     are imported here, not with this module, which every solve imports to ask `applies`:
