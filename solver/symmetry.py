@@ -2,17 +2,21 @@
 
 A game declares its symmetries with `canonical` and `orbit` in its module (games/base.py).
 With symmetry on, the game's `module` names a generated wrapper whose `children` and
-`parents` map every position to its canonical representative and drop repeats, in the
-caller's buffers; every kernel template binds to it as to any game module
-(solver/codegen.py), so each method visits canonical positions only, unchanged, and all
-methods write the same bytes. The start is canonical too. A non-canonical slot stays 0
-(unreachable); readers canonicalize before a lookup (solver/database.py), so every
-position answers as without symmetry.
+`parents` map every position to its canonical representative, in the caller's buffers;
+every kernel template binds to it as to any game module (solver/codegen.py), so each
+method visits canonical positions only, unchanged, and all methods write the same bytes.
+The start is canonical too. A non-canonical slot stays 0 (unreachable); readers
+canonicalize before a lookup (solver/database.py), so every position answers as without
+symmetry.
 
-Deduplicated children and deduplicated canonical parents agree: p is a canonical parent
-of c exactly when some child of p lies in c's orbit, and since a symmetry maps moves to
-moves that is when some plain parent of c has p as its canonical form. So the retrograde
-child counters match the parents that decrement them.
+Children may repeat, as a plain game's may (two moves to images of one position): every
+kernel takes the best of them or counts the distinct ones itself, so the wrapper does not
+drop repeats (that cost Quixo 4x4 about 0.17 us a position and pass). Parents are
+distinct, as the contract asks: each one decrements a retrograde counter. Distinct
+children and distinct canonical parents agree: p is a canonical parent of c exactly when
+some child of p lies in c's orbit, and since a symmetry maps moves to moves that is when
+some plain parent of c has p as its canonical form. So the retrograde child counters
+match the parents that decrement them.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from {module} import canonical, orbit, primitive  # noqa: F401
 {imports}
 
 @njit(cache=True, nogil=True, inline="always")
-def _dedupe(ctx, out, moves, n, scratch, with_moves, canon):
+def _dedupe(ctx, out, n, scratch, canon):
     """Replace out[:n] by its distinct canonical hashes (first occurrence kept); canon:
     map each to its canonical form first (else they already are)."""
     m = 0
@@ -42,8 +46,6 @@ def _dedupe(ctx, out, moves, n, scratch, with_moves, canon):
                 break
         if new:
             out[m] = c
-            if with_moves:
-                moves[m] = moves[i]
             m += 1
     return m
 
@@ -51,7 +53,10 @@ def _dedupe(ctx, out, moves, n, scratch, with_moves, canon):
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
     n = _children(ctx, h, out, moves, scratch)
-    return _dedupe(ctx, out, moves, n, scratch, True, {canon_children})
+    if {canon_children}:
+        for i in range(n):
+            out[i] = canonical(ctx, out[i], scratch)
+    return n
 {rest}
 
 @njit(cache=True, nogil=True)
@@ -66,15 +71,14 @@ _PARENTS = '''
 @njit(cache=True, nogil=True)
 def parents(ctx, h, out, scratch):
     n = _parents(ctx, h, out, scratch)
-    return _dedupe(ctx, out, out, n, scratch, False, {canon})
+    return _dedupe(ctx, out, n, scratch, {canon})
 '''
 
 _EXPAND = '''
 
 @njit(cache=True, nogil=True)
 def expand(ctx, h, out, moves, scratch):
-    n = _expand(ctx, h, out, moves, scratch)
-    return n if n <= 0 else _dedupe(ctx, out, moves, n, scratch, True, False)
+    return _expand(ctx, h, out, moves, scratch)
 '''
 
 
