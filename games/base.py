@@ -34,6 +34,11 @@ signatures) give each child or parent already in canonical form, repeats allowed
 spares the solver a second unranking per position (bitboard games: games/common.py's
 ``rank_image``).
 
+A tiered game with un-moves may also define ``parents_in_tier(ctx, h, out, scratch)`` (and
+its ``_canonical`` form): the parents that lie in h's own tier, which is all the retrograde
+inside a loopy tier asks for (solver/kernels/tier_retro.py); without it that kernel
+filters ``parents``. `gsolve check` tests that the two agree.
+
 The base class checks, when a game is constructed, every attribute a solver relies on
 (:meth:`Game.check_contract`); `gsolve check` (solver/check.py) tests the functions.
 """

@@ -129,11 +129,12 @@ def push_children(hctx, pt, me, mine, theirs, out, moves, sym, canon):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def push_parents(hctx, pt, me, mine, theirs, out, sym, canon):
+def push_parents(hctx, pt, me, mine, theirs, out, sym, canon, same_counts):
     """Every distinct non-primitive position whose pushes lead to this one (`me` to move,
     cells `mine`; the last mover's `theirs`): the last mover's cube at an end of a line
-    goes back to a border cell of that line, which held it or a blank. `canon`: their
-    canonical images (as `push_children`), repeats left to solver/symmetry.py's wrapper."""
+    goes back to a border cell of that line, which held it or a blank (`same_counts`:
+    only it, the parents with this position's counts). `canon`: their canonical images
+    (as `push_children`), repeats left to solver/symmetry.py's wrapper."""
     k = 0
     for j in range(pt[NMOVES]):
         b = HEADER + j * MOVE_SLOTS
@@ -147,7 +148,7 @@ def push_parents(hctx, pt, me, mine, theirs, out, sym, canon):
         if has_line(pt, a):  # primitive whatever cell i held
             continue
         t0 = (theirs & keep) | (((theirs & usrc) << rs) >> ls)
-        for w in range(2):
+        for w in range(1 if same_counts else 2):
             t = t0 | pt[b + CELL] if w == 0 else t0
             if has_line(pt, t):
                 continue

@@ -29,7 +29,8 @@ right end of the top row, which slides left).
 Hash: the generic hash over (X, O, blank) counts with a turn bit, 2 * 3^(n*n) slots
 (3x3: 39,366; 4x4: 86,093,442; 5x5: 1.7e12, defined only). Tiers: one per (X, O) count,
 GamesmanOne's tiers: a move keeps the counts or adds one cube of the mover's.
-Un-moves: the last mover's cube at a line end goes back to a border cell of that line.
+Un-moves: the last mover's cube at a line end goes back to a border cell of that line;
+those in the same tier (the cell held the mover's cube, not a blank) are `parents_in_tier`.
 """
 
 from __future__ import annotations
@@ -87,11 +88,11 @@ def _expand(ctx, h, out, moves, canon):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _parents(ctx, h, out, canon):
+def _parents(ctx, h, out, canon, same_tier):
     hctx, pt, sym = ctx
     turn, xm, om = unrank_masks(hctx, h)
     return push_parents(hctx, pt, turn, om if turn else xm, xm if turn else om, out, sym,
-                        canon)
+                        canon, same_tier)
 
 
 @njit(cache=True, nogil=True)
@@ -116,12 +117,22 @@ def expand_canonical(ctx, h, out, moves, scratch):
 
 @njit(cache=True, nogil=True)
 def parents(ctx, h, out, scratch):
-    return _parents(ctx, h, out, False)
+    return _parents(ctx, h, out, False, False)
 
 
 @njit(cache=True, nogil=True)
 def parents_canonical(ctx, h, out, scratch):
-    return _parents(ctx, h, out, True)
+    return _parents(ctx, h, out, True, False)
+
+
+@njit(cache=True, nogil=True)
+def parents_in_tier(ctx, h, out, scratch):
+    return _parents(ctx, h, out, False, True)
+
+
+@njit(cache=True, nogil=True)
+def parents_in_tier_canonical(ctx, h, out, scratch):
+    return _parents(ctx, h, out, True, True)
 
 
 @njit(cache=True, nogil=True)

@@ -68,8 +68,8 @@ class _Rules:
         n = int(self.mod.children(self.game.ctx, h, self.out, self.codes, self.scratch))
         return [int(x) for x in self.out[:n]], [int(x) for x in self.codes[:n]]
 
-    def parents(self, h: int) -> list[int]:
-        n = int(self.mod.parents(self.game.ctx, h, self.out, self.scratch))
+    def parents(self, h: int, name: str = "parents") -> list[int]:
+        n = int(getattr(self.mod, name)(self.game.ctx, h, self.out, self.scratch))
         return [int(x) for x in self.out[:n]]
 
     def expand(self, h: int) -> tuple[int, list[int], list[int]]:
@@ -252,6 +252,8 @@ def run_checks(game: Game, samples: int = 2000, seed: int = 0) -> list[Check]:
         checks.append(_check_expand(game, rules, reach, show))
     if game.has_parents:
         checks.append(_check_parents(game, rules, reach, edges))
+        if hasattr(rules.mod, "parents_in_tier"):
+            checks.append(_check_parents_in_tier(game, rules, reach, tier_of))
     if hasattr(rules.mod, "canonical"):
         checks.append(_check_symmetry(game, rules, reach))
     return checks
@@ -266,7 +268,8 @@ def _check_symmetry(game: Game, rules: _Rules, reach: list[int]) -> Check:
     def canon(h):
         return int(mod.canonical(ctx, h, scratch))
 
-    forms = [n for n in ("children", "parents", "expand") if hasattr(mod, f"{n}_canonical")]
+    forms = [n for n in ("children", "parents", "parents_in_tier", "expand")
+             if hasattr(mod, f"{n}_canonical")]
     for h in reach:
         c = canon(h)
         if not 0 <= c <= h or canon(c) != c:
@@ -276,10 +279,11 @@ def _check_symmetry(game: Game, rules: _Rules, reach: list[int]) -> Check:
         if int(mod.orbit(ctx, h, scratch)) < 1:
             check.fail(f"'{shorten(game.to_string(h))}': an orbit of no images")
         for name in forms:
-            plain = getattr(rules, name)(h)
+            plain = rules.parents(h, name) if name.startswith("parents") else getattr(
+                rules, name)(h)
             out, codes = rules.out, rules.codes
-            if name == "parents":
-                n = int(mod.parents_canonical(ctx, h, out, scratch))
+            if name.startswith("parents"):
+                n = int(getattr(mod, f"{name}_canonical")(ctx, h, out, scratch))
                 got, want = sorted(set(out[:n].tolist())), sorted({canon(p) for p in plain})
             else:
                 n = int(getattr(mod, f"{name}_canonical")(ctx, h, out, codes, scratch))
@@ -359,6 +363,28 @@ def _check_parents(game: Game, rules: _Rules, reach: list[int],
                            "has no move to it")
     check.what = (f"{pairs:,} moves found among the child's parents; {back:,} parents of "
                   f"{len(reach):,} positions have the move (at most max_parents {limit})")
+    return check
+
+
+def _check_parents_in_tier(game: Game, rules: _Rules, reach: list[int], tier_of) -> Check:
+    """`parents_in_tier` is `parents` less those in other tiers, each once: the retrograde
+    inside a loopy tier takes it instead of filtering `parents`."""
+    check = Check("parents_in_tier", "")
+    if tier_of is None:
+        check.fail("the module defines parents_in_tier but the game has no tiers")
+        return check
+    show = game.to_string
+    found = 0
+    for c in reach:
+        got = rules.parents(c, "parents_in_tier")
+        found += len(got)
+        want = sorted(q for q in rules.parents(c) if 0 <= q < game.hash_size
+                      and tier_of(q) == tier_of(c))
+        if sorted(got) != want:
+            check.fail(f"'{shorten(show(c))}': parents_in_tier gives {shorten(sorted(got))}, "
+                       f"the parents in its tier are {shorten(want)}")
+    check.what = (f"{len(reach):,} positions, {found:,} parents in their own tier: exactly "
+                  "the parents that lie there")
     return check
 
 

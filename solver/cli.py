@@ -344,7 +344,7 @@ def check(game, variant, samples, as_json):
         click.echo(f"check {g.describe()}: {report['hash_size']:,} hash slots, start "
                    f"{report['start']}")
         for c in report["checks"]:
-            click.echo(f"  {'pass' if c['ok'] else 'FAIL'}  {c['check']:<12} {c['what']}")
+            click.echo(f"  {'pass' if c['ok'] else 'FAIL'}  {c['check']:<15} {c['what']}")
             for line in c["failures"]:
                 click.echo(f"{'':<20}{line}")
             if c["failed"] > len(c["failures"]):

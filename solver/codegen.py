@@ -136,18 +136,21 @@ def game_expand(ctx, h, out, moves, scratch):
 
 
 def _binding(game_module: str) -> str:
-    """Import lines binding game_primitive/children/parents/expand to the game's
-    functions (templates that call game_expand declare it beside the marker line)."""
+    """Import lines binding game_primitive/children/parents/expand/parents_in_tier to the
+    game's functions (templates that call the last two declare them beside the marker)."""
     mod = importlib.import_module(game_module)
     missing = [n for n in ("primitive", "children") if not callable(getattr(mod, n, None))]
     if missing:
         raise TypeError(f"{game_module} does not define {' and '.join(missing)}")
-    names = ["primitive", "children"] + [n for n in ("parents", "expand") if hasattr(mod, n)]
+    names = ["primitive", "children"] + [n for n in ("parents", "expand", "parents_in_tier")
+                                         if hasattr(mod, n)]
     binding = f"from {game_module} import " + ", ".join(f"{n} as game_{n}" for n in names)
     if "parents" not in names:
         binding += _NO_PARENTS.format(module=game_module)
     if "expand" not in names:
         binding += _COMPOSED_EXPAND
+    if "parents_in_tier" not in names:  # the caller keeps those in the tier
+        binding += "\ngame_parents_in_tier = game_parents\n"
     return binding
 
 

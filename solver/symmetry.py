@@ -69,8 +69,8 @@ def orbit_sizes(ctx, first, value, out, scratch):
 _PARENTS = '''
 
 @njit(cache=True, nogil=True)
-def parents(ctx, h, out, scratch):
-    n = _parents(ctx, h, out, scratch)
+def {name}(ctx, h, out, scratch):
+    n = _{name}(ctx, h, out, scratch)
     return _dedupe(ctx, out, n, scratch, {canon})
 '''
 
@@ -101,8 +101,9 @@ def wrapper(game_module: str):
         return "True"
 
     canon_children = bind("children")
-    if hasattr(rules, "parents"):
-        rest.append(_PARENTS.format(canon=bind("parents")))
+    for name in ("parents", "parents_in_tier"):
+        if hasattr(rules, name):
+            rest.append(_PARENTS.format(name=name, canon=bind(name)))
     if hasattr(rules, "expand_canonical"):
         bind("expand")
         rest.append(_EXPAND)

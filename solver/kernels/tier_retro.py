@@ -26,6 +26,7 @@ from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
 from solver.kernels.retrograde import add_distinct
 from solver.kernels.tiers import _locate
 
+game_parents_in_tier = None  # bound by solver/codegen.py: game_parents where not defined
 game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
 
 ERROR = -(1 << 40)  # a child outside the window (sums of blocks stay negative)
@@ -165,11 +166,12 @@ def gather_parents(ctx, win, queue, buf, a, b, base, lo, hi, obase, max_parents,
                    scratch_size):
     """Parents inside the tier and undecided (now) of frontier entries queue[a:b], into
     buf[(x - base) * max_parents:], relative to lo, ended by -1 when fewer. Reads records
-    only, so blocks run side by side."""
+    only, so blocks run side by side. A game's `parents_in_tier` spares generating the
+    parents in other tiers (Quixo: half of them)."""
     pbuf = np.empty(max_parents, np.int64)
     scratch = np.empty(scratch_size, np.int8)
     for x in range(a, b):
-        m = game_parents(ctx, np.int64(queue[x]) + lo, pbuf, scratch)
+        m = game_parents_in_tier(ctx, np.int64(queue[x]) + lo, pbuf, scratch)
         at = (x - base) * max_parents
         k = 0
         for j in range(m):
