@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, WIN
-from games.common import _images, mask_symmetries, rank_image
+from games.common import board_images, mask_symmetries, rank_image
 from hashing.generic import rank_masks
 
 X, O, BLANK = 0, 1, 2
@@ -81,7 +81,7 @@ def push_table(n: int) -> np.ndarray:
 
 
 def _image_moves(n: int, moves: list[list[int]]) -> list[int]:
-    """Per move and symmetry (in games.common._images' order), the masks of the move that
+    """Per move and symmetry (in games.common.board_images' order), the masks of the move that
     the symmetry maps it to, to push or un-push on that image of the board: a symmetry
     maps the taken cell and the end cell to those of a move (`push_children_canonical`,
     `push_parents`)."""
@@ -89,7 +89,7 @@ def _image_moves(n: int, moves: list[list[int]]) -> list[int]:
     if 2 * nn > 63:
         return []
     sym = mask_symmetries(n)
-    where = np.array([[int(w).bit_length() - 1 for w in _images(sym, 0, 1 << i)]
+    where = np.array([[int(w).bit_length() - 1 for w in board_images(sym, 0, 1 << i)]
                       for i in range(nn)])  # where[i, s]: the cell i goes to under s
     by_cells = {(m[CELL], m[END]): m for m in moves}
     both = (1 << nn) + 1
@@ -178,7 +178,7 @@ def push_children_canonical(hctx, pt, me, mine, theirs, out, moves, sym):
     (a symmetry maps a push to a push, `_image_moves`): the board's 8 images are computed
     once, not once per child (Quixo 4x4: 1.22 -> 0.90 us a position)."""
     nn = pt[N] * pt[N]
-    i0, i1, i2, i3, i4, i5, i6, i7 = _images(sym, mine if me == X else theirs,
+    i0, i1, i2, i3, i4, i5, i6, i7 = board_images(sym, mine if me == X else theirs,
                                              theirs if me == X else mine)
     end = WENDX if me == X else WENDO
     low = (np.int64(1) << nn) - 1
@@ -212,7 +212,7 @@ def push_parents(hctx, pt, me, mine, theirs, out, sym, canon, same_counts):
     to solver/symmetry.py's wrapper."""
     nn = pt[N] * pt[N]
     low = (np.int64(1) << nn) - 1
-    i0, i1, i2, i3, i4, i5, i6, i7 = _images(sym, mine if me == X else theirs,
+    i0, i1, i2, i3, i4, i5, i6, i7 = board_images(sym, mine if me == X else theirs,
                                              theirs if me == X else mine)
     put = WCELLO if me == X else WCELLX  # the taken cube back, the last mover's
     k = 0
