@@ -73,8 +73,7 @@ def _children(ctx, h, out, moves, canon):
     if canon:
         return push_children_canonical(hctx, pt, turn, om if turn else xm,
                                        xm if turn else om, out, moves, sym)
-    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves,
-                         sym, False)
+    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -90,7 +89,7 @@ def _expand(ctx, h, out, moves, canon):
         return -v
     if canon:
         return push_children_canonical(hctx, pt, turn, mine, theirs, out, moves, sym)
-    return push_children(hctx, pt, turn, mine, theirs, out, moves, sym, False)
+    return push_children(hctx, pt, turn, mine, theirs, out, moves)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -74,20 +74,14 @@ def {name}(ctx, h, out, scratch):
     return _dedupe(ctx, out, n, scratch, {canon})
 '''
 
-_EXPAND = '''
-
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
-    return _expand(ctx, h, out, moves, scratch)
-'''
-
 
 def wrapper(game_module: str):
     """The generated canonical wrapper module of `game_module` (written once per source).
     Where the module has `children_canonical` (and `parents_canonical`, `expand_canonical`:
     the same rules, each position already replaced by its canonical form, which a bitboard
-    game computes before ranking) the wrapper uses them and only drops repeats; otherwise
-    it maps each plain child or parent through `canonical`, one more unranking each."""
+    game computes before ranking) the wrapper uses them (dropping repeated parents);
+    otherwise it maps each plain child or parent through `canonical`, one more unranking
+    each."""
     from solver.codegen import _module_file, import_generated
 
     rules = importlib.import_module(game_module)
@@ -104,9 +98,8 @@ def wrapper(game_module: str):
     for name in ("parents", "parents_in_tier"):
         if hasattr(rules, name):
             rest.append(_PARENTS.format(name=name, canon=bind(name)))
-    if hasattr(rules, "expand_canonical"):
-        bind("expand")
-        rest.append(_EXPAND)
+    if hasattr(rules, "expand_canonical"):  # already canonical, repeats allowed: as it is
+        imports.append(f"from {game_module} import expand_canonical as expand  # noqa: F401")
     src = _WRAPPER.format(module=game_module, imports="\n".join(imports),
                           canon_children=canon_children, rest="".join(rest))
     digest = hashlib.sha256(src.encode())
