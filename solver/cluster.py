@@ -65,73 +65,114 @@ def client_for(workers: int, scheduler: str | None, memory: int):
     return Client(cluster), cluster
 
 
-def run_plan(game: Game, store: str, p, record, progress: Progress, workers: int,
-             scheduler: str | None, limit: int) -> int:
-    """Run the unfinished tasks of plan `p`, each within `limit` bytes; return the workers'
-    peak memory (bytes)."""
+class Cluster:
+    """The cluster of a solve, started on a thread as soon as the solve begins, so that its
+    processes start and load the game's kernels (`tier_worker.warm`) while the client plans;
+    and closed on a thread while the client finishes the store."""
+
+    def __init__(self, game: Game, workers: int, scheduler: str | None, memory: int):
+        import threading
+
+        self.client = self.cluster = self.error = None
+        self._closing = None
+
+        def start():
+            try:
+                self.client, self.cluster = client_for(workers, scheduler, memory)
+                _free_locks_of_dead_workers(self.client)
+                self.client.run(tier_worker.warm, game.name, game.variant_key, game.symmetry)
+            except BaseException as e:  # raised where the client is needed
+                self.error = e
+
+        self._start = threading.Thread(target=start, name="gsolve-cluster", daemon=True)
+        self._start.start()
+
+    def get(self):
+        self._start.join()
+        if self.error is not None:
+            raise self.error
+        return self.client
+
+    def close(self, wait: bool = True) -> None:
+        """Close the client and the cluster it started (on a thread unless `wait`)."""
+        import threading
+
+        if self._closing is None:
+            self._start.join()
+
+            def stop():
+                if self.client is not None:
+                    self.client.close()
+                if self.cluster is not None:
+                    self.cluster.close()
+
+            self._closing = threading.Thread(target=stop, name="gsolve-cluster-close")
+            self._closing.start()
+        if wait:
+            self._closing.join()
+
+
+def run_plan(game: Game, store: str, p, record, progress: Progress, cluster: Cluster,
+             limit: int) -> int:
+    """Run the unfinished tasks of plan `p` on `cluster`, each within `limit` bytes; return
+    the workers' peak memory (bytes)."""
     from distributed import as_completed
 
-    client, cluster = client_for(workers, scheduler, limit * max(1, workers))
+    client = cluster.get()
+    n = len(p.tasks)
+    key = f"{game.name}-{game.variant_key}"
+    reach_deps: list[list[int]] = [[] for _ in range(n)]
+    for i, d in enumerate(p.deps):
+        for j in d:
+            reach_deps[j].append(i)  # a task's reach waits for its parents' pushes
+    waits: dict[tuple[str, int], set] = {}  # unfinished task -> unfinished prerequisites
+    for phase, deps in (("reach", reach_deps), ("solve", p.deps)):
+        for i in range(n):
+            if i not in record.done[phase]:
+                need = {(phase, j) for j in deps[i] if j not in record.done[phase]}
+                if phase == "solve" and i not in record.done["reach"]:
+                    need.add(("reach", i))
+                waits[(phase, i)] = need
+    users: dict[tuple[str, int], list] = {}
+    for k, need in waits.items():
+        for d in need:
+            users.setdefault(d, []).append(k)
+    rank = {("reach", i): r for r, i in enumerate(p.run_order[::-1])}
+    rank.update({("solve", i): n + r for r, i in enumerate(p.run_order)})
+
+    def submit(k):
+        phase, i = k
+        return client.submit(
+            tier_worker.run, phase, game.name, game.variant_key, store, p.tasks[i],
+            limit, symmetric=game.symmetry, key=f"gsolve-{phase}-{key}-{i}",
+            retries=RETRIES, pure=False, priority=-rank[k])
+
+    ready = sorted((k for k, need in waits.items() if not need), key=rank.get)
+    running = as_completed([submit(k) for k in ready])
+    total = len(waits)
+    t0 = time.perf_counter()
+    found, busy = 0, 0.0
+    for step, fut in enumerate(running, 1):
+        out = fut.result()
+        fut.release()  # the scheduler may forget it: nothing takes it as an argument
+        busy += out["seconds"]
+        done = (out["phase"], out["task"])
+        record.task(*done, out.get("tally"))  # the counts, so none are read back
+        found += out["positions"]
+        for u in users.get(done, ()):
+            waits[u].discard(done)
+            if not waits[u]:
+                running.add(submit(u))
+        dt = time.perf_counter() - t0
+        eta = dt / step * (total - step)
+        progress.update("cluster", step, f"{step}/{total} tasks, {found / dt:,.0f} "
+                        f"positions/s, ETA {eta:,.0f} s")
+    record.busy = busy  # seconds the workers spent inside tasks
     try:
-        _free_locks_of_dead_workers(client)
-        n = len(p.tasks)
-        key = f"{game.name}-{game.variant_key}"
-        reach_deps: list[list[int]] = [[] for _ in range(n)]
-        for i, d in enumerate(p.deps):
-            for j in d:
-                reach_deps[j].append(i)  # a task's reach waits for its parents' pushes
-        waits: dict[tuple[str, int], set] = {}  # unfinished task -> unfinished prerequisites
-        for phase, deps in (("reach", reach_deps), ("solve", p.deps)):
-            for i in range(n):
-                if i not in record.done[phase]:
-                    need = {(phase, j) for j in deps[i] if j not in record.done[phase]}
-                    if phase == "solve" and i not in record.done["reach"]:
-                        need.add(("reach", i))
-                    waits[(phase, i)] = need
-        users: dict[tuple[str, int], list] = {}
-        for k, need in waits.items():
-            for d in need:
-                users.setdefault(d, []).append(k)
-        rank = {("reach", i): r for r, i in enumerate(p.run_order[::-1])}
-        rank.update({("solve", i): n + r for r, i in enumerate(p.run_order)})
-
-        def submit(k):
-            phase, i = k
-            return client.submit(
-                tier_worker.run, phase, game.name, game.variant_key, store, p.tasks[i],
-                limit, symmetric=game.symmetry, key=f"gsolve-{phase}-{key}-{i}",
-                retries=RETRIES, pure=False, priority=-rank[k])
-
-        ready = sorted((k for k, need in waits.items() if not need), key=rank.get)
-        running = as_completed([submit(k) for k in ready])
-        total = len(waits)
-        t0 = time.perf_counter()
-        found, busy = 0, 0.0
-        for step, fut in enumerate(running, 1):
-            out = fut.result()
-            fut.release()  # the scheduler may forget it: nothing takes it as an argument
-            busy += out["seconds"]
-            done = (out["phase"], out["task"])
-            record.task(*done)
-            found += out["positions"]
-            for u in users.get(done, ()):
-                waits[u].discard(done)
-                if not waits[u]:
-                    running.add(submit(u))
-            dt = time.perf_counter() - t0
-            eta = dt / step * (total - step)
-            progress.update("cluster", step, f"{step}/{total} tasks, {found / dt:,.0f} "
-                            f"positions/s, ETA {eta:,.0f} s")
-        record.busy = busy  # seconds the workers spent inside tasks
-        try:
-            peaks = client.run(_peak)
-            return max(peaks.values()) if peaks else 0
-        except Exception:
-            return 0
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        peaks = client.run(_peak)
+        return max(peaks.values()) if peaks else 0
+    except Exception:
+        return 0
 
 
 # -- the cluster locks of a worker that died ----------------------------------------------

@@ -111,10 +111,14 @@ class Plan:
 
 
 def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
-         chunk: int = CHUNK, max_task: int = MAX_TASK) -> Plan:
+         chunk: int = CHUNK, max_task: int = MAX_TASK, spread: int = 1) -> Plan:
     """Cut the hash into tasks of at most `limit` bytes of working set and `max_task` own
     slots where tiers allow (a single loopy tier or one chunk of a loop-free tier may need
-    more: see Plan.largest), or use the `cuts` of an earlier run."""
+    more: see Plan.largest), or use the `cuts` of an earlier run.
+
+    `spread` > 1 (a cluster of that many workers): tasks never mix levels, and a level cut
+    at all is cut into a multiple of `spread` tasks of about equal size, so the tasks of a
+    level, which never need each other, keep every worker busy."""
     tiers = game.tiers()
     order = check_tiers(game, tiers)
     n = game.hash_size
@@ -130,9 +134,10 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
 
     planned = cuts is None  # cuts of an earlier run are kept as they are
-    by_level = False
+    by_level = spread > 1
     if planned:
-        cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task)
+        cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task, level if by_level else None,
+                    spread)
     while True:
         tasks, deps = _tasks(tiers, starts, loopy, level, cuts)
         run_order, stuck = _topological(deps)
@@ -142,7 +147,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
             # a game whose hash interleaves tiers of different depths (Bagh-Chal: the
             # finished tiers of every stage): tasks of one level each never need each other
             by_level = True
-            cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task, level)
+            cuts = _cut(tiers, starts, loopy, n, chunk, fits, max_task, level, spread)
             continue
         # tasks on a cycle: never cut between the first and last of them again
         lo, hi = min(cuts[i] for i in stuck), max(cuts[i + 1] for i in stuck)
@@ -152,9 +157,10 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         cuts = keep
 
 
-def _cut(tiers, starts, loopy, n, chunk, fits, max_task, level=None) -> list[int]:
+def _cut(tiers, starts, loopy, n, chunk, fits, max_task, level=None, spread=1) -> list[int]:
     """Greedy cuts at tier boundaries and at chunk boundaries inside loop-free tiers (and,
-    given the tiers' `level`, wherever the level changes)."""
+    given the tiers' `level`, wherever the level changes, a run of one level cut into
+    parts of equal size, as many as a multiple of `spread`)."""
 
     def tier_at(h):
         return bisect.bisect_right(starts, h) - 1
@@ -174,18 +180,33 @@ def _cut(tiers, starts, loopy, n, chunk, fits, max_task, level=None) -> list[int
             t += 1
         return out
 
+    def run_end(x):
+        """The end of the run of tiers of x's level that starts at x."""
+        t = tier_at(x)
+        while t + 1 < len(tiers) and level[t + 1] == level[t]:
+            t += 1
+        return tiers[t].stop
+
     cuts = [0]
     a = 0
+    end, goals = 0, []
     while a < n:
+        if level is not None and a >= end:  # a new run of one level: its parts' ends
+            end = run_end(a)
+            parts = -(-(end - a) // max_task)
+            if spread > 1 and end - a >= 2 * spread * chunk:
+                parts = -(-max(parts, spread) // spread) * spread
+            goals = [a + (end - a) * k // parts for k in range(parts, 0, -1)]
+        goal = goals.pop() if goals else a + max_task
         b = next_cut(a)
         kids = kids_of(a, b)
         kid_slots = sum(tiers[c].size for c in kids)
-        while b < n:
+        while b < n and b < goal:
             if level is not None and level[tier_at(b)] != level[tier_at(a)]:
                 break
             b2 = next_cut(b)
-            if b2 - a > max_task:
-                break
+            if b2 > goal and (level is None or b2 - goal >= goal - b):
+                break  # past the goal: stop at whichever cut is nearer it
             new = kids_of(b, b2) - kids
             more = kid_slots + sum(tiers[c].size for c in new)
             if not fits(b2 - a, more):
@@ -530,15 +551,30 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     progress = progress or Progress()
     budget = memory or default_budget()
     cluster = workers > 1 or scheduler is not None
+    per_task = (budget - BASE * max(1, workers)) // max(1, workers)
+    if not cluster:
+        return _solve_into(game, path, progress, fresh, budget, per_task, max_task)
+    from solver.cluster import Cluster
+
+    nodes = Cluster(game, workers, scheduler, per_task * max(1, workers))
+    try:
+        return _solve_into(game, path, progress, fresh, budget, per_task, max_task, workers,
+                           nodes)
+    finally:
+        nodes.close()
+
+
+def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
+                per_task: int, max_task: int | None, workers: int = 0, nodes=None) -> dict:
+    cluster = nodes is not None
     store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), fresh)
     attrs = store.attrs
     cuts = attrs.get("task_cuts") if store.resumed else None
-    per_task = (budget - BASE * max(1, workers)) // max(1, workers)
     chunk = store.value.chunks[0]
     if max_task is None:
         max_task = (MAX_TASK if not cluster else
-                    min(MAX_TASK, max(chunk, game.hash_size // (32 * max(2, workers)))))
-    p = plan(game, max(1, per_task), cuts, chunk, max_task)
+                    min(MAX_TASK, max(chunk, game.hash_size // (16 * max(2, workers)))))
+    p = plan(game, max(1, per_task), cuts, chunk, max_task, max(2, workers) if cluster else 1)
     check_budget(game, p, budget, max(1, workers))
     if REACHED not in store.group:
         create_array(store.group, REACHED, (game.hash_size,), np.uint8, chunk=chunk,
@@ -551,14 +587,16 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
         if cluster:
             from solver.cluster import run_plan
 
-            worker_peak = run_plan(game, str(store.path), p, record, progress, workers,
-                                   scheduler, per_task)
+            worker_peak = run_plan(game, str(store.path), p, record, progress, nodes,
+                                   per_task)
         else:
             worker_peak = 0
             _run_local(game, store, p, record, progress, per_task,
                        budget - BASE - p.largest)
     finally:
         record.flush()  # an interrupted solve keeps every task it finished
+        if cluster:
+            nodes.close(wait=False)  # while the store is finished
     summary = _summarize(game, store, len(p.tiers), len(p.tasks), record)
     summary["peak_memory_bytes"] = max(peak_rss(), worker_peak)
     summary["threads"] = threads() if not cluster else max(1, workers) * max(

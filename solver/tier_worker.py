@@ -564,24 +564,37 @@ def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
 _games: dict[tuple[str, str, bool], Game] = {}
 
 
-def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
-        *deps, symmetric: bool = False) -> dict:
-    """A task as a cluster runs it: the game from the registry (on canonical positions
-    when `symmetric`), the store by its address, pushes under a cluster-wide lock per
-    chunk. `deps` are the tasks it waits for."""
-    from games import get_game
-    from solver.chunkio import ChunkGroup
-    from solver.tier_manager import open_group
-
+def _game(name: str, variant: str, symmetric: bool) -> Game:
+    """The game a task names, built once per worker process."""
     key = (name, variant, symmetric)
     if key not in _games:
+        from games import get_game
+
         game = get_game(name, variant)
         if symmetric:
             from solver.symmetry import apply
 
             apply(game, True)
         _games[key] = game
-    game = _games[key]
+    return _games[key]
+
+
+def warm(name: str, variant: str, symmetric: bool = False) -> None:
+    """Build the game and load its kernels in a worker before its first task."""
+    from solver.tiers import warm_up
+
+    warm_up(_game(name, variant, symmetric))
+
+
+def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
+        *deps, symmetric: bool = False) -> dict:
+    """A task as a cluster runs it: the game from the registry (on canonical positions
+    when `symmetric`), the store by its address, pushes under a cluster-wide lock per
+    chunk. `deps` are the tasks it waits for."""
+    from solver.chunkio import ChunkGroup
+    from solver.tier_manager import open_group
+
+    game = _game(name, variant, symmetric)
     group = ChunkGroup(open_group(store), (REACHED, "value", "remoteness"))
     from distributed import MultiLock
 
@@ -594,9 +607,12 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
         return MultiLock([prefix + str(c) for c in chunks])
 
     t0 = time.perf_counter()
+    tally = None
     if phase == "reach":
         n = reach(game, group, task, lock, limit)
     else:
-        n = solve(game, group, task, lock=lock, limit=limit)
-    return {"task": task.index, "phase": phase, "positions": n,
+        tally = np.zeros(9, np.int64)
+        n = solve(game, group, task, lock=lock, limit=limit, tally=tally)
+        tally = tally.tolist()
+    return {"task": task.index, "phase": phase, "positions": n, "tally": tally,
             "seconds": time.perf_counter() - t0}

@@ -104,10 +104,10 @@ def test_a_killed_workers_task_is_retried_and_finished_tasks_never_rerun(tmp_pat
     recorded: dict[tuple[str, int], float] = {}
     record_task = tier_manager.Record.task
 
-    def task(self, phase, i):
+    def task(self, phase, i, tally=None):
         assert (phase, i) not in recorded  # recorded once
         recorded[(phase, i)] = time.time()
-        record_task(self, phase, i)
+        record_task(self, phase, i, tally)
 
     monkeypatch.setattr(tier_manager.Record, "task", task)
     env = {"GSOLVE_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
