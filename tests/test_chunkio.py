@@ -68,3 +68,23 @@ def test_store_without_sync_methods_goes_through_zarr(tmp_path):
     fast[100:2500] = 9
     assert np.array_equal(a[:], fast[:5000])
     assert a[99] == 0 and a[100] == 9 and a[2499] == 9 and a[2500] == 0
+
+
+def test_a_failed_write_keeps_the_old_chunk_and_leaves_no_partial_file(tmp_path, monkeypatch):
+    import os
+
+    g, a, _ = pair(tmp_path, np.uint8, False)
+    fast = ChunkArray(a)
+    fast[0:1024] = 5
+    before = (tmp_path / "g" / "a" / "c" / "0").read_bytes()
+
+    def full_disk(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(OSError):
+        fast[0:1024] = 6
+    monkeypatch.undo()
+    assert (tmp_path / "g" / "a" / "c" / "0").read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "g" / "a" / "c").iterdir()) == ["0"]
+    assert (fast[0:1024] == 5).all()
