@@ -637,6 +637,9 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
             task = p.tasks[i]
             if phase == "reach":
                 found += tier_worker.reach(game, group, task, limit=limit)
+                # its solve reads these bytes once, long after: the store serves that, and
+                # the cache keeps the values parents read soon (C4 5x5: 580 -> 466 MiB)
+                cache.drop_range(REACHED, chunk, task.a, task.b)
             else:
                 def piece(t, lo, hi):
                     record.piece(t, lo, hi)
