@@ -566,6 +566,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
 def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
                 per_task: int, max_task: int | None, workers: int = 0, nodes=None) -> dict:
+    """`solve_into` in this process, or on the cluster `nodes` (started by the caller)."""
     cluster = nodes is not None
     store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), fresh)
     attrs = store.attrs

@@ -73,6 +73,37 @@ def test_interleaved_tiers_are_planned_by_level():
     assert make_plan(game)["largest_task_bytes"] == p.working_set(big)
 
 
+@pytest.mark.parametrize("spread", [2, 3])
+def test_a_cluster_plan_cuts_each_level_into_equal_parts_for_its_workers(spread):
+    """With `spread` workers, a task holds one level of the tier graph, and a level cut at
+    all is cut into a multiple of `spread` parts of about equal size (Connect-4 5x5: its
+    levels are piece counts, C(25, n)-ish slots each), so a level's tasks, which never need
+    each other, keep every worker busy; the plan still covers the hash in order."""
+    game = get_game("connect4", "width=5,height=5")
+    chunk = CHUNK // 16
+    p = tier_manager.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32,
+                          spread=spread)
+    assert p.cuts[0] == 0 and p.cuts[-1] == game.hash_size
+    by_level: dict[int, list[int]] = {}
+    for task in p.tasks:
+        assert len(set(task.levels)) == 1
+        by_level.setdefault(task.levels[0], []).append(task.size)
+    split = 0
+    for level, sizes in by_level.items():
+        total = sum(sizes)
+        if total >= 2 * spread * chunk:
+            assert len(sizes) % spread == 0, (level, sizes)
+            split += 1
+            # Connect-4's tiers are loop-free, cut at any chunk boundary: each part ends at
+            # the tier or chunk boundary nearest its share
+            assert max(sizes) - min(sizes) <= 2 * chunk, sizes
+        else:
+            assert len(sizes) == 1  # too small to share: one task
+    assert split >= 10
+    one = tier_manager.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32)
+    assert any(len(set(t.levels)) > 1 for t in one.tasks)  # the threaded plan mixes levels
+
+
 def test_small_tasks_write_the_same_bytes_as_dfs(tmp_path):
     game = get_game("connect4", "width=4,height=4,connect=3")
     solve(game, "dfs", root=tmp_path / "ref")
