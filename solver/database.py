@@ -38,7 +38,7 @@ from solver.storage import Location
 # 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
 # a missing chunk read as zeros)
 FORMAT = 2
-CHUNK = 1 << 18
+CHUNK = 1 << 20
 # bump when what a partial (tiered) store keeps between runs changes meaning: a resume
 # then starts over instead of misreading it
 PARTIAL_FORMAT = 2

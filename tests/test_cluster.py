@@ -13,6 +13,8 @@ from solver.solve import solve
 
 pytest.importorskip("distributed")
 
+TASK = CHUNK // 4  # tasks smaller than a chunk: neighbours share chunks, many tasks
+
 CASES = [
     ("connect4", "width=5,height=4", "dfs"),  # loop-free: 3,125 tiers, 22 tasks
     ("hexapawn", "width=4,height=4", "retrograde"),  # every tier loopy: 8 tasks
@@ -46,7 +48,7 @@ def test_cluster_solve_is_byte_identical(name, variant, reference, tmp_path):
     path = group_path(tmp_path / "cluster", game)
     progress = Counting()
     summary = tier_manager.solve_into(game, path, progress, fresh=True, workers=2,
-                                      max_task=CHUNK)
+                                      max_task=TASK)
     assert summary["tasks"] > 4  # enough tasks that some run side by side
     assert progress.total == 2 * summary["tasks"]  # a reach and a solve task each
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
@@ -62,7 +64,7 @@ def test_cluster_solve_with_symmetry_is_byte_identical(tmp_path):
     solve(game, "retrograde", root=tmp_path / "ref")
     path = group_path(tmp_path / "cluster", game)
     summary = tier_manager.solve_into(game, path, Counting(), fresh=True, workers=2,
-                                      max_task=CHUNK)
+                                      max_task=TASK)
     assert summary["positions"] == 4_433  # canonical of 32,027 (tests/test_symmetry.py)
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
                     strict=True):
@@ -74,10 +76,10 @@ def test_cluster_resumes_a_local_solve_without_redoing_tasks(tmp_path):
     game = get_game(name, variant)
     path = group_path(tmp_path / "db", game)
     with pytest.raises(KeyboardInterrupt):
-        tier_manager.solve_into(game, path, Counting(stop=7), fresh=True, max_task=CHUNK)
+        tier_manager.solve_into(game, path, Counting(stop=7), fresh=True, max_task=TASK)
     assert not (path / "zarr.json").exists()
     progress = Counting()
-    summary = tier_manager.solve_into(game, path, progress, workers=2, max_task=CHUNK)
+    summary = tier_manager.solve_into(game, path, progress, workers=2, max_task=TASK)
     assert progress.total == summary["tasks"] - 7  # every reach task and 7 solve tasks kept
     solve(game, reference, root=tmp_path / "ref")
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "db"),
@@ -139,7 +141,7 @@ def test_a_killed_workers_task_is_retried_and_finished_tasks_never_rerun(tmp_pat
         with get_task_stream(client=client) as stream:
             summary = tier_manager.solve_into(game, path, KillAfterThreeSolveTasks(),
                                               fresh=True, scheduler=cluster.scheduler_address,
-                                              max_task=CHUNK)
+                                              max_task=TASK)
         assert killed, "no worker was killed mid-task"
         # a killed task runs again; nothing recorded finished ever starts again: each task
         # completes once, and began before the client recorded it (Dask shifts a worker's
