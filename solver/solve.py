@@ -174,8 +174,9 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     _announce(game, est, progress)
     started = now()
     t0 = time.perf_counter()
-    opts = tier_opts or {}
-    if not (opts.get("workers", 0) > 1 or opts.get("scheduler")):
+    from solver.tier_manager import on_cluster
+
+    if not on_cluster(tier_opts.get("workers", 0), tier_opts.get("scheduler")):
         module.warm_up(game)  # (a cluster's workers load their own, as it starts)
     t1 = time.perf_counter()
     if hasattr(module, "solve_into"):  # writes the database itself, tier by tier

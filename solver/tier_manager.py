@@ -541,6 +541,11 @@ class CachedGroup:
 
 
 # -- running ------------------------------------------------------------------------------
+def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
+    """Whether a tiered solve with these options runs its tasks on a Dask cluster."""
+    return workers > 1 or scheduler is not None
+
+
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
                max_task: int | None = None) -> dict:
@@ -550,9 +555,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     tiers of one stage run side by side."""
     progress = progress or Progress()
     budget = memory or default_budget()
-    cluster = workers > 1 or scheduler is not None
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
-    if not cluster:
+    if not on_cluster(workers, scheduler):
         return _solve_into(game, path, progress, fresh, budget, per_task, max_task)
     from solver.cluster import Cluster
 
