@@ -35,7 +35,7 @@ NCELLS, NTYPES, TURNS, NCOMBOS, SIZE = range(5)
 POP = 5  # POP + q: set bits of the nibble q (16 slots)
 PEXT = POP + 16  # PEXT + f * 16 + q: the bits of q where f has bits, packed low (256)
 PDEP = PEXT + 256  # PDEP + f * 16 + q: the low bits of q spread to f's set bits (256)
-NIB = PDEP + 256  # NIB + (c * (ncells + 1) + m) * 16 + q: nib[c, m, q]
+BYTES = PDEP + 256  # BYTES + (c * (ncells + 1) + m) * 256 + q: colex[c, m, q]
 
 
 class HashContext:
@@ -94,9 +94,10 @@ class HashContext:
         self.size = int(combo_offset[-1])
         if self.size >= 2**62:
             raise ValueError("hash space too large")
-        nib, pop, pext, pdep = _nibble_tables(ncells)
+        pop, pext, pdep = _nibble_tables()
         meta = np.concatenate([np.array([ncells, k, self.turns, ncombos, self.size],
-                                        dtype=np.int64), pop, pext, pdep, nib.ravel()])
+                                        dtype=np.int64), pop, pext, pdep,
+                               _colex_bytes(ncells).ravel(), _subsets(ncells)])
         self.offsets = combo_offset
         self.nb = (meta, binom, combo_index, combo_counts, combo_radix, combo_offset)
 
@@ -205,23 +206,54 @@ pdep = _pdep_bmi2 if FAST_BMI2 else _pdep_table
 
 
 @functools.cache
-def _nibble_tables(ncells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """nib[c, m, q]: the colex-rank part of cells 4c..4c+3 holding the set bits of q when m
-    chosen cells come before them (sum of C(cell, its 1-based index)); pop[q]: bits of q;
-    pext[f * 16 + q]: the bits of q at f's set bits, packed low (a software pext), and
-    pdep its inverse. rank reads a chosen-cell bit mask four cells per lookup instead of
-    one (in meta)."""
-    chunks = (ncells + 3) // 4
-    nib = np.zeros((chunks, ncells + 1, 16), dtype=np.int64)
+def _colex_bytes(ncells: int) -> np.ndarray:
+    """colex[c, m, q]: the colex-rank part of cells 8c..8c+7 holding the set bits of the
+    byte q when m chosen cells come before them (sum of C(cell, its 1-based index)). A mask
+    ranks a byte per lookup, and since m is the popcount of the mask's lower bytes the
+    lookups do not wait for each other (a chain of count lookups cost Quixo's rank 20 ns)."""
+    chunks = (ncells + 7) // 8
+    colex = np.zeros((chunks, ncells + 1, 256), dtype=np.int64)
+    q = np.arange(256)
+    bits = (q[:, None] >> np.arange(8)) & 1
+    index = np.cumsum(bits, axis=1)  # a set bit's 1-based index within the byte
+    binom = _binomials(8 * chunks, ncells + 9)
     for c in range(chunks):
         for m in range(ncells + 1):
-            for q in range(1, 16):
-                k, total = m, 0
-                for j in range(4):
-                    if q >> j & 1:
-                        k += 1
-                        total += math.comb(4 * c + j, k)
-                nib[c, m, q] = total
+            colex[c, m] = (bits * binom[8 * c + np.arange(8), m + index]).sum(axis=1)
+    return colex
+
+
+def _binomials(rows: int, cols: int) -> np.ndarray:
+    """C(i, k) for i < rows, k < cols (0 where k > i), as int64."""
+    return np.array([[math.comb(i, k) for k in range(cols)] for i in range(rows)],
+                    dtype=np.int64)
+
+
+TABLE_CELLS = 16  # boards up to 16 cells unrank a mask by one lookup (`_subsets`)
+
+
+@functools.cache
+def _subsets(ncells: int) -> np.ndarray:
+    """For ncells <= TABLE_CELLS: first[m] (ncells + 1 slots), then every subset of the
+    cells as a mask, by size m and colex rank within it (at ncells + 1 + first[m] + rank).
+    Colex ranks do not depend on how many cells there are to choose from, so the same
+    rows unrank a mask packed into fewer cells (type 1's, among the cells type 0 left)."""
+    if ncells > TABLE_CELLS:
+        return np.zeros(0, dtype=np.int64)
+    masks = np.arange(1 << ncells, dtype=np.int64)
+    bits = (masks[:, None] >> np.arange(ncells)) & 1
+    size = bits.sum(axis=1)
+    binom = _binomials(ncells, ncells + 1)
+    rank = (bits * binom[np.arange(ncells), np.cumsum(bits, axis=1)]).sum(axis=1)
+    order = np.lexsort((rank, size))
+    first = np.concatenate([[0], np.cumsum(np.bincount(size, minlength=ncells + 1))[:-1]])
+    return np.concatenate([first, masks[order]]).astype(np.int64)
+
+
+@functools.cache
+def _nibble_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pop[q]: bits of the nibble q; pext[f * 16 + q]: the bits of q at f's set bits,
+    packed low (a software pext, four bits per lookup), and pdep its inverse."""
     pop = np.array([bin(q).count("1") for q in range(16)], dtype=np.int64)
     pext = np.zeros(256, dtype=np.int64)
     for f in range(16):
@@ -233,7 +265,7 @@ def _nibble_tables(ncells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
         cells = [j for j in range(4) if f >> j & 1]
         for q in range(16):
             pdep[f * 16 + q] = sum(1 << j for i, j in enumerate(cells) if q >> i & 1)
-    return nib, pop, pext, pdep
+    return pop, pext, pdep
 
 
 def _combo_key(counts: Sequence[int], radix: int) -> int:
@@ -272,7 +304,7 @@ def rank(ctx, board, turn):
 
     Two and three piece types (the common case) take one branch-free pass over the board
     that builds two bit masks: type 0's cells, and type 1's among the cells type 0 left;
-    each mask's colex rank is then summed four bits per lookup (`_nibble_tables`).
+    each mask's colex rank is then summed a byte per lookup (`_colex_bytes`).
     More types count, then rank, type by type."""
     meta, binom, combo_index, counts, combo_radix, combo_offset = ctx
     n = meta[0]
@@ -324,24 +356,21 @@ def rank(ctx, board, turn):
 def _rank_packed(meta, binom, combo_index, combo_radix, combo_offset, xm, om, turn):
     """rank of a board of two or three types given as type 0's cell mask `xm` and type
     1's mask `om` packed to the cells type 0 left (bit j: the j-th such cell): each mask's
-    colex rank summed four bits per lookup (fixed trip count: a zero nibble adds 0).
+    colex rank summed a byte per lookup, at the row of the mask's bits below the byte.
     Takes the context's arrays, not the tuple: unpacking a tuple of arrays in an inlined
     function costs reference counts at each use."""
     n = meta[0]
     r0 = np.int64(0)
     r1 = np.int64(0)
-    m0 = 0
-    m1 = 0
-    row = 16 * (n + 1)
-    for c in range((n + 3) // 4):
-        q = xm & 15
-        r0 += meta[NIB + c * row + m0 * 16 + q]
-        m0 += meta[POP + q]
-        xm >>= 4
-        q = om & 15
-        r1 += meta[NIB + c * row + m1 * 16 + q]
-        m1 += meta[POP + q]
-        om >>= 4
+    row = 256 * (n + 1)
+    low = np.int64(0)  # the cells below byte c
+    for c in range((n + 7) // 8):
+        at = BYTES + c * row
+        r0 += meta[at + popcount(xm & low) * 256 + ((xm >> (8 * c)) & 255)]
+        r1 += meta[at + popcount(om & low) * 256 + ((om >> (8 * c)) & 255)]
+        low = (low << 8) | 255
+    m0 = popcount(xm)
+    m1 = popcount(om)
     combo = combo_index[m0 + m1 * (n + 1)]
     if combo < 0:
         return -1
@@ -386,6 +415,10 @@ def _unrank_masks(meta, binom, counts, combo_radix, combo_offset, h):
     combo, turn, r0, r1 = _locate(meta, binom, counts, combo_radix, combo_offset, h)
     m0 = counts[combo, 0]
     m1 = counts[combo, 1] if meta[1] == 3 else 0
+    if n <= TABLE_CELLS:
+        at = BYTES + ((n + 7) // 8) * (n + 1) * 256
+        xm = meta[at + n + 1 + meta[at + m0] + r0]
+        return turn, xm, pdep(meta, meta[at + n + 1 + meta[at + m1] + r1], ~xm)
     xm = np.int64(0)
     pm = np.int64(0)  # type 1's bits among the cells type 0 left
     # branch-free: a type's binomial never fits once its pieces are all placed (its
