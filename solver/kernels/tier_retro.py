@@ -58,19 +58,16 @@ def scan_children(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, 
         tie = False
         for j in range(n):
             c = out[j]
-            if lo <= c < hi:
-                w = c + obase
-            else:
-                w = _locate(c, gstart, gstop, woff)
-                if w < 0:
-                    return ERROR
+            w = _locate(c, gstart, gstop, woff)  # branch-free, in the tier or not
+            if w < 0:
+                return ERROR
             r = np.int64(win[w])
             v = r & VALUE_MASK
             rem = r >> SHIFT
             if target != 0:
                 if v == target and (fastest < 0 or rem < fastest):
                     fastest = rem
-            elif r == VISITED and lo <= c < hi:
+            elif r == VISITED and (c >= lo) & (c < hi):
                 k = add_distinct(out, k, c)
             elif v == LOSE:
                 if fastest_lose < 0 or rem < fastest_lose:
@@ -176,7 +173,7 @@ def gather_parents(ctx, win, queue, buf, a, b, base, lo, hi, obase, max_parents,
         k = 0
         for j in range(m):
             q = pbuf[j]
-            if lo <= q < hi and win[q + obase] == VISITED:
+            if (q >= lo) & (q < hi) and win[q + obase] == VISITED:
                 buf[at + k] = q - lo
                 k += 1
         if k < max_parents:
