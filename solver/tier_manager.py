@@ -38,6 +38,15 @@ from solver.tier_worker import REACHED, Task
 GIB = 1 << 30
 BASE = 400 << 20  # bytes a solving process holds besides its task (interpreter, numba, zarr)
 MAX_TASK = 1 << 24  # own slots of a grouped task: more tasks side by side, little overhead
+MIN_TASK = 1 << 22  # ... and at least this many, where the hash has 32 times as many
+
+
+def task_cap(hash_size: int) -> int:
+    """Own slots of a grouped task: 1/32 of the hash within [MIN_TASK, MAX_TASK]. A task's
+    window and the child values cached for it follow its size, and past a few million
+    slots a bigger task saves no time (Connect-4 5x5 and Quixo 4x4 solve as fast with
+    tasks of 2^22 slots as of 2^24, in 340 instead of 455 MiB)."""
+    return min(MAX_TASK, max(MIN_TASK, hash_size // 32))
 
 
 def check_tiers(game: Game, tiers: list[Tier]) -> list[int]:
@@ -111,10 +120,10 @@ class Plan:
 
 
 def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
-         chunk: int = CHUNK, max_task: int = MAX_TASK, spread: int = 1) -> Plan:
+         chunk: int = CHUNK, max_task: int | None = None, spread: int = 1) -> Plan:
     """Cut the hash into tasks of at most `limit` bytes of working set and `max_task` own
-    slots where tiers allow (a single loopy tier or one chunk of a loop-free tier may need
-    more: see Plan.largest), or use the `cuts` of an earlier run.
+    slots (default `task_cap`) where tiers allow (a single loopy tier or one chunk of a
+    loop-free tier may need more: see Plan.largest), or use the `cuts` of an earlier run.
 
     `spread` > 1 (a cluster of that many workers): tasks never mix levels, and a level cut
     at all is cut into a multiple of `spread` tasks of about equal size, so the tasks of a
@@ -122,6 +131,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     tiers = game.tiers()
     order = check_tiers(game, tiers)
     n = game.hash_size
+    max_task = max_task or task_cap(n)
     chunk = max(1, min(chunk, n))
     slot = bytes_per_slot(game)
     starts = [t.start for t in tiers]
@@ -371,6 +381,12 @@ class ChunkCache:
         self.capacity, self.used = max(0, capacity), 0
         self.data: OrderedDict = OrderedDict()  # (array name, chunk) -> ndarray
         self.hits = self.misses = 0
+        self.readers: dict[str, np.ndarray] = {}  # name -> later reads left per chunk
+
+    def wanted(self, key) -> bool:
+        """Whether a later task reads the chunk (every chunk of an array without counts)."""
+        r = self.readers.get(key[0])
+        return r is None or r[key[1]] > 0
 
     def get(self, key):
         x = self.data.get(key)
@@ -379,7 +395,7 @@ class ChunkCache:
         return x
 
     def put(self, key, x: np.ndarray) -> None:
-        if x.nbytes > self.capacity:
+        if x.nbytes > self.capacity or not self.wanted(key):
             return
         self.drop(key)
         self.data[key] = x
@@ -576,9 +592,8 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
     attrs = store.attrs
     cuts = attrs.get("task_cuts") if store.resumed else None
     chunk = store.value.chunks[0]
-    if max_task is None:
-        max_task = (MAX_TASK if not cluster else
-                    min(MAX_TASK, max(chunk, game.hash_size // (16 * max(2, workers)))))
+    if max_task is None and cluster:
+        max_task = min(MAX_TASK, max(chunk, game.hash_size // (16 * max(2, workers))))
     p = plan(game, max(1, per_task), cuts, chunk, max_task, max(2, workers) if cluster else 1)
     check_budget(game, p, budget, max(1, workers))
     if REACHED not in store.group:
@@ -629,13 +644,10 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
 def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
-    users = [0] * n  # tasks whose solve still reads each task's values
-    for i, d in enumerate(p.deps):
-        if i not in record.done["solve"]:
-            for j in d:
-                users[j] += 1
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
+        if phase == "solve":
+            reads = _count_readers(group, cache, p, record, chunk)
         for step, i in enumerate(order):
             if i in record.done[phase]:
                 continue
@@ -655,17 +667,42 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
                 found += tier_worker.solve(game, group, task, piece, eager=bool(pause),
                                            limit=limit, tally=tally)
                 cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
-                for j in (*p.deps[i], i):  # values no later solve reads are dropped
-                    users[j] -= j != i
-                    if users[j] == 0:
-                        for name in ("value", "remoteness"):
-                            cache.drop_range(name, chunk, p.tasks[j].a, p.tasks[j].b)
+                for c in reads[i]:  # values no later solve reads are dropped
+                    for name in ("value", "remoteness"):
+                        cache.readers[name][c] -= 1
+                        if cache.readers[name][c] == 0:
+                            cache.drop((name, c))
             done = (phase, i, tally.tolist() if phase == "solve" else None)
             if writer is None:
                 record.task(*done)
             else:  # recorded once its queued writes are in the store
                 writer.submit(record.task, *done)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
+
+
+def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
+    """The value chunks each unsolved task's solve reads outside its own range (its needs,
+    recorded by its reach), counted per chunk into the cache: a chunk is kept from its
+    write (or first read) to its last reader, and one no later task reads is never kept.
+    Quixo's tasks hold most of their children, so its cache holds 0.34x the hash at most
+    instead of every task's values until its parents are solved."""
+    count = np.zeros(-(-group.group["value"].shape[0] // chunk), np.int32)
+    reads: dict[int, list[int]] = {}
+    for i, task in enumerate(p.tasks):
+        if i in record.done["solve"]:
+            continue
+        mine: set[int] = set()
+        for s, e in tier_worker.needs(group, task):
+            for x, y in ((s, min(e, task.a)), (max(s, task.b), e)):
+                if x < y:
+                    mine.update(range(x // chunk, (y - 1) // chunk + 1))
+        reads[i] = sorted(mine)
+        count[reads[i]] += 1
+    for name in ("value", "remoteness"):
+        cache.readers[name] = count.copy()
+        for key in [k for k in cache.data if k[0] == name and not cache.wanted(k)]:
+            cache.drop(key)
+    return reads
 
 
 def _rate(done: int, n: int, positions: int, t0: float) -> str:
