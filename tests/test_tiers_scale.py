@@ -170,3 +170,28 @@ def test_plan_command(capsys):
     assert p["worker_memory_bytes"] < p["hash_slots"] / 4
     assert main(["plan", "hanoi"]) == 2
     assert "does not define tiers" in capsys.readouterr().err
+
+
+def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path, monkeypatch):
+    """Tasks a quarter chunk wide: every chunk is shared, and each must still leave the
+    cache once the last task that reads it is solved (and the bytes stay the dfs ones)."""
+    game = get_game("connect4", "width=5,height=4")
+    solve(game, "dfs", root=tmp_path / "ref")
+    caches = []
+    init = tier_manager.ChunkCache.__init__
+
+    def spy(self, capacity):
+        init(self, capacity)
+        caches.append(self)
+
+    monkeypatch.setattr(tier_manager.ChunkCache, "__init__", spy)
+    path = group_path(tmp_path / "tiers", game)
+    summary = tier_manager.solve_into(game, path, fresh=True, max_task=CHUNK // 4)
+    assert summary["tasks"] > 8
+    (cache,) = caches
+    assert cache.hits > 0
+    assert [k for k in cache.data if k[0] in ("value", "remoteness")] == []
+    assert all((r == 0).all() for r in cache.readers.values())
+    for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "tiers"),
+                    strict=True):
+        assert np.array_equal(x, y)
