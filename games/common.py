@@ -108,9 +108,15 @@ def _table_at(n: int) -> int:
 def _image_tables(sym: np.ndarray, nn: int) -> np.ndarray:
     """first[a]: the smallest image of the mask a under the 8 symmetries, and above bit 16
     the set of symmetries that give it; then image[s, k, q]: the image under symmetry s of
-    the byte q at byte k of a mask (`min_image`)."""
-    where = np.array([[int(w).bit_length() - 1 for w in board_images(sym, 0, 1 << i)]
-                      for i in range(nn)])  # where[i, s]: the cell i goes to under s
+    the byte q at byte k of a mask (`min_image`). The symmetries are enumerated here, in
+    Python (a first call of the jitted swaps would cost every process 0.2 s)."""
+    n = int(sym[0])
+    where = np.zeros((nn, 8), dtype=np.int64)  # where[i, s]: the cell i goes to under s
+    for i in range(nn):
+        for s in range(8):  # flip the rows, the columns, then maybe transpose
+            r, c = divmod(i, n)
+            r, c = (n - 1 - r if s & 1 else r), (n - 1 - c if s & 2 else c)
+            where[i, s] = c * n + r if s & 4 else r * n + c
     masks = np.arange(1 << nn, dtype=np.int64)
     images = np.zeros((8, 1 << nn), dtype=np.int64)
     for s in range(8):
