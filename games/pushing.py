@@ -118,26 +118,9 @@ def _legal(pt, theirs, moves):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def push_children(hctx, pt, me, mine, theirs, out, moves):
+def push_children(hctx, pt, me, mine, theirs, out, moves, sym, canon):
     """Every push of `me` (cells `mine`; the opponent's `theirs`), ranked with the other
-    side to move (`push_children_canonical`: their canonical images)."""
-    k = _legal(pt, theirs, moves)
-    for i in range(k):
-        b = HEADER + moves[i] * MOVE_SLOTS
-        keep = pt[b + KEEP]
-        src = pt[b + SRC]
-        ls = pt[b + LS]
-        rs = pt[b + RS]
-        a = (mine & keep) | (((mine & src) << ls) >> rs) | pt[b + END]
-        t = (theirs & keep) | (((theirs & src) << ls) >> rs)
-        out[i] = rank_masks(hctx, a if me == X else t, t if me == X else a, 1 - me)
-        moves[i] = pt[b + CODE]
-    return k
-
-
-@njit(cache=True, nogil=True, inline="always")
-def push_children_canonical(hctx, pt, me, mine, theirs, out, moves, sym):
-    """`push_children`, each child's canonical image under the symmetries `sym`
+    side to move; `canon`: each child's canonical image under the symmetries `sym`
     (games.common.min_image)."""
     k = _legal(pt, theirs, moves)
     for i in range(k):
@@ -148,7 +131,10 @@ def push_children_canonical(hctx, pt, me, mine, theirs, out, moves, sym):
         rs = pt[b + RS]
         a = (mine & keep) | (((mine & src) << ls) >> rs) | pt[b + END]
         t = (theirs & keep) | (((theirs & src) << ls) >> rs)
-        x, o = min_image(sym, a if me == X else t, t if me == X else a)
+        x = a if me == X else t
+        o = t if me == X else a
+        if canon:
+            x, o = min_image(sym, x, o)
         out[i] = rank_masks(hctx, x, o, 1 - me)
         moves[i] = pt[b + CODE]
     return k

@@ -43,7 +43,6 @@ from games.common import mask_symmetries, orbit_masks, rank_image
 from games.pushing import (
     BLANK,
     push_children,
-    push_children_canonical,
     push_parents,
     push_primitive,
     push_table,
@@ -70,10 +69,8 @@ def primitive(ctx, h, scratch):
 def _children(ctx, h, out, moves, canon):
     hctx, pt, sym = ctx
     turn, xm, om = unrank_masks(hctx, h)
-    if canon:
-        return push_children_canonical(hctx, pt, turn, om if turn else xm,
-                                       xm if turn else om, out, moves, sym)
-    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves)
+    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves,
+                         sym, canon)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -87,9 +84,7 @@ def _expand(ctx, h, out, moves, canon):
     v = push_primitive(pt, mine, theirs)
     if v != 0:
         return -v
-    if canon:
-        return push_children_canonical(hctx, pt, turn, mine, theirs, out, moves, sym)
-    return push_children(hctx, pt, turn, mine, theirs, out, moves)
+    return push_children(hctx, pt, turn, mine, theirs, out, moves, sym, canon)
 
 
 @njit(cache=True, nogil=True, inline="always")
