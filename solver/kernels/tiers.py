@@ -23,9 +23,8 @@ PRIMITIVE = 8
 
 @njit(cache=True, nogil=True, inline="always")
 def _locate(c, gstart, gstop, woff):
-    """Window index of hash c, -1 outside the window: a branch-free binary search (the
-    interval a child falls in is a coin toss, and mispredicted halvings cost Quixo's
-    lookups more than its children's ranks)."""
+    """Window index of hash c, -1 outside the window, without a data-dependent branch:
+    the interval a child falls in is a coin toss (a conditional move per halving)."""
     lo = 0
     n = gstart.shape[0]
     while n > 1:
