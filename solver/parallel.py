@@ -36,7 +36,9 @@ def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
     t = threads()
     if n <= min_block:
         return int(kernel(*first_args, lo, hi, *rest))
-    bounds = _bounds(lo, hi, t, min_block)
+    nblocks = min(max(8 * t, n // (1 << 22)), max(1, n // min_block))
+    size = -(-n // nblocks)
+    bounds = [(a, min(hi, a + size)) for a in range(lo, hi, size)]
     if descending:
         bounds.reverse()
     if t == 1:
@@ -46,33 +48,10 @@ def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
             if progress is not None:
                 progress.fraction((i + 1) / len(bounds))
         return total
-    futures = _submit(kernel, first_args, bounds, rest)
+    futures = [_executor().submit(kernel, *first_args, a, b, *rest) for a, b in bounds]
     total = 0
     for i, f in enumerate(futures):
         total += int(f.result())
         if progress is not None:
             progress.fraction((i + 1) / len(futures))
     return total
-
-
-def _bounds(lo: int, hi: int, t: int, min_block: int) -> list[tuple[int, int]]:
-    """Blocks covering [lo, hi): 8 a thread, or 4 Mi slots each when that is more."""
-    n = hi - lo
-    nblocks = min(max(8 * t, n // (1 << 22)), max(1, n // min_block))
-    size = -(-n // nblocks)
-    return [(a, min(hi, a + size)) for a in range(lo, hi, size)]
-
-
-def _submit(kernel, first_args: tuple, bounds, rest: tuple) -> list:
-    return [_executor().submit(kernel, *first_args, a, b, *rest) for a, b in bounds]
-
-
-def start_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest, min_block: int = 1 << 14):
-    """`run_blocks` begun on the pool while the caller goes on; returns a function that
-    waits for it and gives the sum. On one thread it runs when waited for (so one thread
-    means one)."""
-    t = threads()
-    if t == 1 or hi - lo <= min_block:
-        return lambda: run_blocks(kernel, first_args, lo, hi, *rest, min_block=min_block)
-    futures = _submit(kernel, first_args, _bounds(lo, hi, t, min_block), rest)
-    return lambda: sum(int(f.result()) for f in futures)

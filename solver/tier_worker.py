@@ -44,7 +44,7 @@ from solver.kernels.records import (
     record_summary,
     split_records,
 )
-from solver.parallel import _executor, run_blocks, start_blocks, threads
+from solver.parallel import _executor, run_blocks, threads
 from solver.tiers import TEMPLATE
 
 FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
@@ -500,34 +500,23 @@ def _propagate(k, game: Game, win, cnt, evl, order, queue, lo, hi, obase, target
                limit, mp) -> None:
     """W/L (target 0) or `target` spread level by level from the events and through
     parents: the parent generation (most of the time) in blocks on the thread pool, the
-    records changed in order on this thread, so any thread count gives the same records.
-    The pool gathers the next batch's parents while this thread applies a batch: a parent
-    it still sees undecided may be decided by then, and `apply_parents` checks again (Quixo
-    4x4 spent 1.2 of its 12 s on 2 threads applying, the pool idle)."""
+    records changed in order on this thread, so any thread count gives the same records."""
     ctx, ss = game.ctx, game.scratch_size
     first = k.sort_events(evl, order)
     top = first.size - 1
-    itype = np.int32 if hi - lo < 1 << 31 else np.int64
-    bufs = [np.empty(min(BATCH, hi - lo) * mp, itype) for _ in range(2)]
-
-    def gather(x, y, buf):
-        return start_blocks(k.gather_parents, (ctx, win, queue, buf), x, y, x, lo, hi, obase,
-                            mp, ss, min_block=256)
-
+    buf = np.empty(min(BATCH, hi - lo) * mp, np.int32 if hi - lo < 1 << 31 else np.int64)
     head = tail = level = 0
     while level < top or head < tail:
         end = tail
         if level < top:
             tail = k.apply_events(win, cnt, order, first, queue, tail, level, lo, obase,
                                   target, never)
-        batches = [(x, min(end, x + BATCH)) for x in range(head, end, BATCH)]
-        pending = gather(*batches[0], bufs[0]) if batches else None
-        for b, (x, y) in enumerate(batches):
-            pending()
-            if b + 1 < len(batches):
-                pending = gather(*batches[b + 1], bufs[(b + 1) % 2])
-            tail = k.apply_parents(win, cnt, queue, bufs[b % 2], x, y, tail, level, lo,
-                                   obase, target, never, mp)
+        for x in range(head, end, BATCH):
+            y = min(end, x + BATCH)
+            run_blocks(k.gather_parents, (ctx, win, queue, buf), x, y, x, lo, hi, obase, mp,
+                       ss, min_block=256)
+            tail = k.apply_parents(win, cnt, queue, buf, x, y, tail, level, lo, obase, target,
+                                   never, mp)
         if tail > end and level + 1 > limit:
             raise _too_far(game, limit)
         head = end
