@@ -667,11 +667,12 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
                 found += tier_worker.solve(game, group, task, piece, eager=bool(pause),
                                            limit=limit, tally=tally)
                 cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
+                left = cache.readers["value"]  # remoteness shares it
                 for c in reads[i]:  # values no later solve reads are dropped
-                    for name in ("value", "remoteness"):
-                        cache.readers[name][c] -= 1
-                        if cache.readers[name][c] == 0:
-                            cache.drop((name, c))
+                    left[c] -= 1
+                    if left[c] == 0:
+                        cache.drop(("value", c))
+                        cache.drop(("remoteness", c))
             done = (phase, i, tally.tolist() if phase == "solve" else None)
             if writer is None:
                 record.task(*done)
@@ -681,25 +682,24 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
 
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
-    """The value chunks each unsolved task's solve reads outside its own range (its needs,
-    recorded by its reach), counted per chunk into the cache: a chunk is kept from its
-    write (or first read) to its last reader, and one no later task reads is never kept.
-    Quixo's tasks hold most of their children, so its cache holds 0.34x the hash at most
-    instead of every task's values until its parents are solved."""
+    """The value chunks each unsolved task's solve reads outside its own range (the parts
+    `tier_worker._load` reads), counted per chunk into the cache, one count for value and
+    remoteness: a chunk is kept from its write (or first read) to its last reader, and one
+    no later task reads is never kept. Quixo's tasks hold most of their children, so its
+    cache holds 0.34x the hash at most instead of every task's values until its parents
+    are solved."""
     count = np.zeros(-(-group.group["value"].shape[0] // chunk), np.int32)
     reads: dict[int, list[int]] = {}
     for i, task in enumerate(p.tasks):
         if i in record.done["solve"]:
             continue
         mine: set[int] = set()
-        for s, e in tier_worker.needs(group, task):
-            for x, y in ((s, min(e, task.a)), (max(s, task.b), e)):
-                if x < y:
-                    mine.update(range(x // chunk, (y - 1) // chunk + 1))
+        for _, x, y in tier_worker.outside(task, tier_worker.needs(group, task)):
+            mine.update(range(x // chunk, (y - 1) // chunk + 1))
         reads[i] = sorted(mine)
         count[reads[i]] += 1
     for name in ("value", "remoteness"):
-        cache.readers[name] = count.copy()
+        cache.readers[name] = count
         for key in [k for k in cache.data if k[0] == name and not cache.wanted(k)]:
             cache.drop(key)
     return reads

@@ -31,8 +31,9 @@ def _locate(c, gstart, gstop, woff):
         half = n >> 1
         lo = lo + half if gstart[lo + half] <= c else lo
         n -= half
-    x = c - gstart[lo]  # a select, not `gstart[lo] <= c < gstop[lo]`: that branch cost
-    return woff[lo] + x if (x >= 0) & (c < gstop[lo]) else -1  # forward 2/3 more time
+    # a select: `gstart[lo] <= c < gstop[lo]` compiled to a branch that cost forward 2/3
+    x = c - gstart[lo]
+    return woff[lo] + x if (x >= 0) & (c < gstop[lo]) else -1
 
 
 @njit(cache=True, nogil=True)
