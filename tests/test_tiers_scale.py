@@ -172,6 +172,35 @@ def test_plan_command(capsys):
     assert "does not define tiers" in capsys.readouterr().err
 
 
+def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
+    """A sparse chunk is held packed (far smaller) and a dense one as it is; both read
+    back exactly, a changed chunk put back is what later reads see, and eviction counts
+    the bytes held."""
+    rng = np.random.default_rng(5)
+    sparse = np.zeros(1 << 16, np.uint8)
+    sparse[rng.choice(sparse.size, 1000, replace=False)] = rng.integers(1, 200, 1000)
+    dense = rng.integers(0, 200, 1 << 16).astype(np.uint8)
+    cache = tier_manager.ChunkCache(1 << 20)
+    cache.put(("value", 0), sparse)
+    cache.put(("value", 1), dense)
+    assert cache.used < dense.nbytes + sparse.nbytes // 8
+    assert np.array_equal(cache.get(("value", 0)), sparse)
+    assert np.array_equal(cache.get(("value", 1)), dense)
+    x = cache.get(("value", 0))
+    x[:10] = 7
+    cache.put(("value", 0), x)
+    y = cache.get(("value", 1))
+    y[:10] = 0
+    cache.put(("value", 1), y)
+    assert np.array_equal(cache.get(("value", 0))[:11], [7] * 10 + [sparse[10]])
+    assert np.array_equal(cache.get(("value", 1)), np.r_[np.zeros(10, np.uint8), dense[10:]])
+    small = tier_manager.ChunkCache(dense.nbytes + 100)
+    small.put(("value", 0), dense)
+    small.put(("value", 1), dense)  # the older goes
+    assert ("value", 0) not in small and ("value", 1) in small
+    assert small.used == dense.nbytes
+
+
 def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path, monkeypatch):
     """Tasks a quarter chunk wide: every chunk is shared, and each must still leave the
     cache once the last task that reads it is solved (and the bytes stay the dfs ones)."""

@@ -98,9 +98,9 @@ def scan_children(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, 
 
 
 @njit(cache=True, nogil=True)
-def sort_events(evl, order):
-    """Sort the positions with an event by level into order[]; returns first[], where
-    order[first[L]:first[L + 1]] holds the events of level L."""
+def event_levels(evl):
+    """first[], where order[first[L]:first[L + 1]] will hold the events of level L (so
+    first[-1] events in all)."""
     top = 0
     for i in range(evl.shape[0]):
         if evl[i] > top:
@@ -112,13 +112,27 @@ def sort_events(evl, order):
             first[e] += 1
     for L in range(top):
         first[L + 1] += first[L]
-    fill = first[:top].copy()
+    return first
+
+
+@njit(cache=True, nogil=True)
+def sort_events(evl, first, order):
+    """The positions with an event into order[], sorted by level (see event_levels)."""
+    fill = first[:-1].copy()
     for i in range(evl.shape[0]):
         e = np.int64(evl[i])
         if e > 0:
             order[fill[e - 1]] = i
             fill[e - 1] += 1
-    return first
+
+
+@njit(cache=True, nogil=True)
+def count_open(win, a, b):
+    """Reached and undecided records in win[a:b]: the most a propagation can queue."""
+    n = 0
+    for x in range(a, b):
+        n += win[x] == VISITED
+    return n
 
 
 # -- propagation: tier_worker._propagate drives the levels; per level `apply_events`, then
