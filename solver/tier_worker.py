@@ -391,13 +391,20 @@ def _load(win, parts, value_arr, rem_arr, dtype) -> None:
         while x < y:
             c = x // chunk
             if c != held:
-                lo = c * chunk
-                v, r, held = value_arr[lo:min(n, lo + chunk)], rem_arr[lo:min(n, lo + chunk)], c
+                v, r, held = _chunk(value_arr, c, n), _chunk(rem_arr, c, n), c
             stop = min(y, (c + 1) * chunk)
             join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
                          win[w:w + stop - x])
             w += stop - x
             x = stop
+
+
+def _chunk(arr, c: int, n: int) -> np.ndarray:
+    """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied)."""
+    if hasattr(arr, "read_chunk"):
+        return arr.read_chunk(c)
+    chunk = arr.chunks[0]
+    return arr[c * chunk:min(n, (c + 1) * chunk)]
 
 
 def _sweeps(k, game: Game, win, seg, lo, hi, obase, bad) -> None:

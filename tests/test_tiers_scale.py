@@ -224,3 +224,32 @@ def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "tiers"),
                     strict=True):
         assert np.array_equal(x, y)
+
+
+def _spans_by_bytes(a, gap):
+    """nonzero_spans written the plain way, byte by byte."""
+    spans = []
+    for i in np.flatnonzero(a).tolist():
+        if spans and i - (spans[-1][1] - 1) <= gap + 1:
+            spans[-1][1] = i + 1
+        else:
+            spans.append([i, i + 1])
+    return spans
+
+
+@pytest.mark.parametrize("gap", [0, 1, 5, 7, 8, 9, 15, 16, 17, 63, 200])
+def test_nonzero_spans_match_a_byte_by_byte_scan(gap):
+    from solver.kernels.records import nonzero_spans
+
+    rng = np.random.default_rng(gap)
+    for n in (0, 1, 7, 8, 9, 64, 301, 5000):
+        for density in (0.0, 0.002, 0.05, 0.5, 1.0):
+            a = (rng.random(n) < density).astype(np.uint8) * rng.integers(1, 255, n).astype(
+                np.uint8)
+            for lo in (0, 3):  # an unaligned start, as a window part has
+                part = a[lo:]
+                st = np.empty(part.size // (gap + 1) + 1, np.int64)
+                sp = np.empty_like(st)
+                m = nonzero_spans(part, gap, st, sp)
+                got = [[s, e] for s, e in zip(st[:m].tolist(), sp[:m].tolist(), strict=True)]
+                assert got == _spans_by_bytes(part, gap), (n, density, lo)

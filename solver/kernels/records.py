@@ -166,10 +166,35 @@ def join_records(value, remoteness, out):
 @njit(cache=True, nogil=True)
 def nonzero_spans(a, gap, starts, stops):
     """The runs of a holding its nonzero bytes, closer than `gap` zeros merged, into
-    starts/stops (room for a.shape[0] // (gap + 1) + 1 each); returns how many."""
+    starts/stops (room for a.shape[0] // (gap + 1) + 1 each); returns how many.
+
+    Reads 8 bytes at a time and finds exact byte positions only at a possible span edge:
+    a reach window of a sparse game (Quixo 4x4: 1 byte in 8 set, at random) made the
+    byte loop a coin toss per byte (0.4 s a solve, on the critical path)."""
+    n = a.shape[0]
+    nw = n // 8 if gap >= 8 else 0  # a word then never holds a gap of its own
+    words = a[:nw * 8].view(np.uint64)
     m = 0
-    last = -gap - 2
-    for i in range(a.shape[0]):
+    lastw = -1  # word of the last nonzero byte seen, while its exact byte is not needed
+    last = -gap - 2  # the last nonzero byte, exact when lastw < 0
+    for j in range(nw):
+        if words[j] != 0:
+            if m == 0 or (j - lastw) * 8 > gap - 8:
+                if lastw >= 0:
+                    last = _last_set(a, lastw)
+                i = j * 8
+                while a[i] == 0:
+                    i += 1
+                if m == 0 or i - last > gap + 1:
+                    if m > 0:
+                        stops[m - 1] = last + 1
+                    starts[m] = i
+                    m += 1
+            lastw = j
+    if lastw >= 0:
+        last = _last_set(a, lastw)
+        stops[m - 1] = last + 1
+    for i in range(nw * 8, n):
         if a[i] != 0:
             if i - last > gap + 1 or m == 0:
                 starts[m] = i
@@ -177,3 +202,12 @@ def nonzero_spans(a, gap, starts, stops):
             stops[m - 1] = i + 1
             last = i
     return m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _last_set(a, w):
+    """The last nonzero byte of 8-byte word w of a (one is nonzero)."""
+    i = w * 8 + 7
+    while a[i] == 0:
+        i -= 1
+    return i
