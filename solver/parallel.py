@@ -26,22 +26,37 @@ def _executor() -> ThreadPoolExecutor:
     return _pool
 
 
+def blocks(lo: int, hi: int, min_block: int = 1 << 14) -> list[tuple[int, int]]:
+    """The blocks [a, b) that cover [lo, hi) for the pool: 8 per thread, or 4M slots each
+    where that makes more, none under `min_block` slots."""
+    n = hi - lo
+    if n <= min_block:
+        return [(lo, hi)]
+    nblocks = min(max(8 * threads(), n // (1 << 22)), max(1, n // min_block))
+    size = -(-n // nblocks)
+    return [(a, min(hi, a + size)) for a in range(lo, hi, size)]
+
+
+def run_each(kernel, calls: list[tuple]) -> list:
+    """[kernel(*args) for args in calls], side by side on the pool."""
+    if threads() == 1 or len(calls) == 1:
+        return [kernel(*args) for args in calls]
+    futures = [_executor().submit(kernel, *args) for args in calls]
+    return [f.result() for f in futures]
+
+
 def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
                min_block: int = 1 << 14, progress=None, descending: bool = False):
     """sum(kernel(*first_args, a, b, *rest)) over blocks [a, b) that cover [lo, hi), started
     from the top block down when `descending`.
 
     `progress.fraction(x)` hears how much of the range is done, when given."""
-    n = hi - lo
-    t = threads()
-    if n <= min_block:
+    if hi - lo <= min_block:
         return int(kernel(*first_args, lo, hi, *rest))
-    nblocks = min(max(8 * t, n // (1 << 22)), max(1, n // min_block))
-    size = -(-n // nblocks)
-    bounds = [(a, min(hi, a + size)) for a in range(lo, hi, size)]
+    bounds = blocks(lo, hi, min_block)
     if descending:
         bounds.reverse()
-    if t == 1:
+    if threads() == 1:
         total = 0
         for i, (a, b) in enumerate(bounds):
             total += int(kernel(*first_args, a, b, *rest))

@@ -714,7 +714,6 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
                     if left[c] == 0:
                         cache.drop(("value", c))
                         cache.drop(("remoteness", c))
-            tier_worker.release_memory()
             done = (phase, i, tally.tolist() if phase == "solve" else None)
             if writer is None:
                 record.task(*done)

@@ -57,8 +57,11 @@ CASES = [("quixo", "size=3"), ("teeko", "size=3,pieces=3"), ("baghchal", ""),
 
 @pytest.fixture(params=["1", "2"], ids=["serial", "pool"])
 def threads(request, monkeypatch):
-    """One thread: the serial propagation kernels; more: parents gathered on the pool."""
+    """One thread: the serial propagation kernels; more: parents gathered on the pool,
+    and (in tiers of any size) events sorted in blocks and parents applied by range."""
     monkeypatch.setenv("GSOLVE_THREADS", request.param)
+    if request.param != "1":
+        monkeypatch.setattr(tier_worker, "SPLIT", 1)
     return request.param
 
 

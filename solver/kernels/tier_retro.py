@@ -98,45 +98,34 @@ def scan_children(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, 
 
 
 @njit(cache=True, nogil=True)
-def event_levels(evl):
-    """first[], where order[first[L]:first[L + 1]] will hold the events of level L (so
-    first[-1] events in all)."""
-    top = 0
-    for i in range(evl.shape[0]):
-        if evl[i] > top:
-            top = np.int64(evl[i])
-    first = np.zeros(top + 1, np.int64)
-    for i in range(evl.shape[0]):
+def count_events(evl, win, base, hist, a, b):
+    """Positions [a, b) of the tier with an event, by level, added into hist[level + 1];
+    returns how many of them are reached and undecided (win[base + i]), the most a
+    propagation can queue. With `place_events`, a counting sort whose passes run in blocks
+    on the pool."""
+    n_open = 0
+    for i in range(a, b):
         e = np.int64(evl[i])
         if e > 0:
-            first[e] += 1
-    for L in range(top):
-        first[L + 1] += first[L]
-    return first
+            hist[e] += 1
+        n_open += win[base + i] == VISITED
+    return n_open
 
 
 @njit(cache=True, nogil=True)
-def sort_events(evl, first, order):
-    """The positions with an event into order[], sorted by level (see event_levels)."""
-    fill = first[:-1].copy()
-    for i in range(evl.shape[0]):
+def place_events(evl, fill, order, a, b):
+    """The events of positions [a, b) into order[], at fill[level + 1] onwards: the
+    block's place among the events of each level (see tier_worker._event_order)."""
+    for i in range(a, b):
         e = np.int64(evl[i])
         if e > 0:
-            order[fill[e - 1]] = i
-            fill[e - 1] += 1
-
-
-@njit(cache=True, nogil=True)
-def count_open(win, a, b):
-    """Reached and undecided records in win[a:b]: the most a propagation can queue."""
-    n = 0
-    for x in range(a, b):
-        n += win[x] == VISITED
-    return n
+            order[fill[e]] = i
+            fill[e] += 1
+    return 0
 
 
 # -- propagation: tier_worker._propagate drives the levels; per level `apply_events`, then
-# the frontier in batches: `gather_parents` in blocks (on the pool), `apply_parents` in order
+# the frontier in batches: `gather_parents` in blocks, `apply_parents` by parent ranges
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -196,10 +185,13 @@ def gather_parents(ctx, win, queue, buf, a, b, base, lo, hi, obase, max_parents,
 
 
 @njit(cache=True, nogil=True)
-def apply_parents(win, cnt, queue, buf, a, b, tail, level, lo, obase, target, never,
-                  max_parents):
-    """Apply the gathered parents of frontier entries queue[a:b] in order; returns the
-    tail."""
+def apply_parents(win, cnt, queue, buf, a, b, out, level, lo, obase, target, never,
+                  max_parents, plo, phi):
+    """Apply the gathered parents i (relative) with plo <= i < phi of frontier entries
+    queue[a:b], in order, queuing the positions they decide into out[]; returns how many.
+    Which parent hears first within a level changes no record (a position with a LOSE
+    child never counts down to LOSE), so threads may take disjoint parent ranges."""
+    n = 0
     for x in range(a, b):
         lost = win[np.int64(queue[x]) + lo + obase] & VALUE_MASK == LOSE
         at = (x - a) * max_parents
@@ -207,7 +199,7 @@ def apply_parents(win, cnt, queue, buf, a, b, tail, level, lo, obase, target, ne
             i = buf[at + j]
             if i < 0:
                 break
-            if win[i + lo + obase] == VISITED:
-                tail = _decide(win, cnt, queue, tail, np.int64(i), lo, obase, target, never,
-                               lost, level)
-    return tail
+            if (i >= plo) & (i < phi) and win[i + lo + obase] == VISITED:
+                n = _decide(win, cnt, out, n, np.int64(i), lo, obase, target, never, lost,
+                            level)
+    return n
