@@ -490,8 +490,7 @@ def warm_retro(game: Game, dtype) -> None:
         never = int(np.iinfo(cnt.dtype).max)
         k.scan_children(ctx, win, *seg, cnt, evl, 0, 0, 0, 0, 0, target, never, mc, ss)
         _event_order(k, evl, win, 0, np.uint32)
-        k.apply_events(win, cnt, order, np.zeros(2, np.int64), queue, 0, 0, 0, 0, target,
-                       never)
+        k.apply_events(win, cnt, order, 0, 0, queue, 0, 0, 0, target, never)
         k.gather_parents(ctx, win, queue, buf, 0, 0, 0, 0, 0, 0, mp, ss)
         k.apply_parents(win, cnt, queue, buf, 0, 0, queue, 0, 0, 0, target, never, mp, 0, 0)
 
@@ -512,6 +511,8 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
     ctx, ss = game.ctx, game.scratch_size
     index = np.uint32 if hi - lo < 1 << 32 else np.int64
     first, order, n_open = _event_order(k, evl, win, lo + obase, index)
+    if n_open == 0:  # nothing left to decide
+        return
     queue = np.empty(n_open, index)
     top = first.size - 1
     buf = np.empty(min(BATCH, hi - lo) * mp, np.int32 if hi - lo < 1 << 31 else np.int64)
@@ -524,8 +525,18 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
     while level < top or head < tail:
         end = tail
         if level < top:
-            tail = k.apply_events(win, cnt, order, first, queue, tail, level, lo, obase,
-                                  target, never)
+            a, b = int(first[level]), int(first[level + 1])
+            if len(ranges) == 1 or b - a < SPLIT // 4:
+                tail += k.apply_events(win, cnt, order, a, b, queue[tail:], level, lo, obase,
+                                       target, never)
+            else:  # a part of the events per thread, each at most an out[] long
+                t, cap = len(outs), outs[0].size
+                for c in range(a, b, t * cap):
+                    d = min(b, c + t * cap)
+                    got = run_each(k.apply_events, [
+                        (win, cnt, order, c + (d - c) * j // t, c + (d - c) * (j + 1) // t,
+                         outs[j], level, lo, obase, target, never) for j in range(t)])
+                    tail = _append(queue, tail, outs, got)
         for x in range(head, end, BATCH):
             y = min(end, x + BATCH)
             run_blocks(k.gather_parents, (ctx, win, queue, buf), x, y, x, lo, hi, obase, mp,
@@ -537,13 +548,20 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
             got = run_each(k.apply_parents, [
                 (win, cnt, queue, buf, x, y, out, level, lo, obase, target, never, mp, p, q)
                 for out, (p, q) in zip(outs, ranges, strict=True)])
-            for out, n in zip(outs, got, strict=True):
-                queue[tail:tail + n] = out[:n]
-                tail += n
+            tail = _append(queue, tail, outs, got)
         if tail > end and level + 1 > limit:
             raise _too_far(game, limit)
         head = end
         level += 1
+
+
+def _append(queue, tail: int, outs, counts) -> int:
+    """The positions each part decided (outs[j][:counts[j]]) onto the queue, in part
+    order; returns the new tail."""
+    for out, n in zip(outs, counts, strict=True):
+        queue[tail:tail + n] = out[:n]
+        tail += n
+    return tail
 
 
 def _event_order(k, evl, win, base, index):

@@ -149,16 +149,18 @@ def _decide(win, cnt, queue, tail, i, lo, obase, target, never, lost, level):
 
 
 @njit(cache=True, nogil=True)
-def apply_events(win, cnt, order, first, queue, tail, level, lo, obase, target, never):
-    """Decide the positions whose event is at `level` and queue them; returns the tail.
-    A W/L event is a LOSE child when the counter is `never`, else the token of the
-    position's decided WIN children."""
-    for x in range(first[level], first[level + 1]):
+def apply_events(win, cnt, order, a, b, out, level, lo, obase, target, never):
+    """Decide the positions order[a:b] (events of `level`, each position once, so blocks
+    of them may run side by side) and queue them into out[]; returns how many. A W/L
+    event is a LOSE child when the counter is `never`, else the token of the position's
+    decided WIN children."""
+    n = 0
+    for x in range(a, b):
         i = np.int64(order[x])
         if win[i + lo + obase] == VISITED:
-            tail = _decide(win, cnt, queue, tail, i, lo, obase, target, never,
-                           target == 0 and cnt[i] == never, level)
-    return tail
+            n = _decide(win, cnt, out, n, i, lo, obase, target, never,
+                        target == 0 and cnt[i] == never, level)
+    return n
 
 
 @njit(cache=True, nogil=True)
