@@ -87,6 +87,10 @@ class Cluster:
         self._start = threading.Thread(target=start, name="gsolve-cluster", daemon=True)
         self._start.start()
 
+    def ready(self) -> bool:
+        """Whether the cluster has started (or failed to: `get` raises why)."""
+        return not self._start.is_alive()
+
     def get(self):
         self._start.join()
         if self.error is not None:

@@ -648,6 +648,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         if cluster:
             from solver.cluster import run_plan
 
+            _reach_while_starting(game, store, p, record, nodes, per_task)
             worker_peak = run_plan(game, str(store.path), p, record, progress, nodes,
                                    per_task)
         else:
@@ -667,6 +668,22 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         summary["worker_task_seconds"] = round(getattr(record, "busy", 0.0), 3)
     store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))))
     return summary
+
+
+def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Record,
+                          nodes, limit: int) -> None:
+    """Reach tasks run here, parents first, until the cluster is up: a LocalCluster takes
+    1.5-2 s to start its processes and load the game's kernels, time in which this
+    process is otherwise idle. No worker writes yet, so no cluster lock is needed."""
+    from solver.chunkio import ChunkGroup
+
+    group = ChunkGroup(store.group, (REACHED, "value", "remoteness"))
+    for i in p.run_order[::-1]:
+        if nodes.ready():
+            return
+        if i not in record.done["reach"]:
+            tier_worker.reach(game, group, p.tasks[i], limit=limit)
+            record.task("reach", i)
 
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,

@@ -15,6 +15,14 @@ pytest.importorskip("distributed")
 
 TASK = CHUNK // 4  # tasks smaller than a chunk: neighbours share chunks, many tasks
 
+@pytest.fixture(autouse=True)
+def every_task_on_the_workers(monkeypatch):
+    """The client runs no reach task while the cluster starts, so the workers run (and
+    these tests check) every task; `test_reach_tasks_run_here_while_the_cluster_starts`
+    puts that back."""
+    monkeypatch.setattr(tier_manager, "_reach_while_starting", lambda *args: None)
+
+
 CASES = [
     ("connect4", "width=5,height=4", "dfs"),  # loop-free: 3,125 tiers, 22 tasks
     ("hexapawn", "width=4,height=4", "retrograde"),  # every tier loopy: 8 tasks
@@ -51,6 +59,30 @@ def test_cluster_solve_is_byte_identical(name, variant, reference, tmp_path):
                                       max_task=TASK)
     assert summary["tasks"] > 4  # enough tasks that some run side by side
     assert progress.total == 2 * summary["tasks"]  # a reach and a solve task each
+    for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
+                    strict=True):
+        assert np.array_equal(x, y)
+
+
+def test_reach_tasks_run_here_while_the_cluster_starts(tmp_path, monkeypatch):
+    """Reach tasks the client ran before the workers were up are not run again, and the
+    bytes are those of the dfs."""
+    monkeypatch.undo()
+    game = get_game("connect4", "width=5,height=4")
+    solve(game, "dfs", root=tmp_path / "ref")
+    ran = []
+    reach = tier_manager.tier_worker.reach
+
+    def counted(*args, **kw):
+        ran.append(args[2].index)
+        return reach(*args, **kw)
+
+    monkeypatch.setattr(tier_manager.tier_worker, "reach", counted)
+    progress = Counting()
+    summary = tier_manager.solve_into(game, group_path(tmp_path / "cluster", game),
+                                      progress, fresh=True, workers=2, max_task=TASK)
+    assert ran  # the cluster takes a second or more to start; these tasks take ms
+    assert progress.total == 2 * summary["tasks"] - len(ran)
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
                     strict=True):
         assert np.array_equal(x, y)
