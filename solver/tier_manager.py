@@ -39,6 +39,7 @@ GIB = 1 << 30
 BASE = 400 << 20  # bytes a solving process holds besides its task (interpreter, numba, zarr)
 MAX_TASK = 1 << 24  # own slots of a grouped task: more tasks side by side, little overhead
 MIN_TASK = 1 << 22  # ... and at least this many, where the hash has 32 times as many
+LOCAL_TASK = 1 << 23  # the largest reach task a cluster's client runs while it starts
 
 
 def task_cap(hash_size: int) -> int:
@@ -674,12 +675,14 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
                           nodes, limit: int) -> None:
     """Reach tasks run here, parents first, until the cluster is up: a LocalCluster takes
     1.5-2 s to start its processes and load the game's kernels, time in which this
-    process is otherwise idle. No worker writes yet, so no cluster lock is needed."""
+    process is otherwise idle. No worker writes yet, so no cluster lock is needed. Only
+    tasks of up to LOCAL_TASK slots (a fraction of a second each), so a started cluster
+    never waits long for the last of them."""
     from solver.chunkio import ChunkGroup
 
     group = ChunkGroup(store.group, (REACHED, "value", "remoteness"))
     for i in p.run_order[::-1]:
-        if nodes.ready():
+        if nodes.ready() or p.tasks[i].size > LOCAL_TASK:
             return
         if i not in record.done["reach"]:
             tier_worker.reach(game, group, p.tasks[i], limit=limit)
