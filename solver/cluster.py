@@ -151,14 +151,24 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, cluster: Clu
             limit, symmetric=game.symmetry, key=f"gsolve-{phase}-{key}-{i}",
             retries=RETRIES, pure=False, priority=-rank[k])
 
+    here = _here(game, store, p, limit) if cluster.cluster is not None else None
     ready = sorted((k for k, need in waits.items() if not need), key=rank.get)
-    running = as_completed([submit(k) for k in ready])
-    total = len(waits)
+    running = as_completed()
+    total, in_flight = len(waits), 0
     t0 = time.perf_counter()
     found, busy = 0, 0.0
-    for step, fut in enumerate(running, 1):
-        out = fut.result()
-        fut.release()  # the scheduler may forget it: nothing takes it as an argument
+    for step in range(1, total + 1):
+        if here is not None and len(ready) == 1 and not in_flight:
+            out = here(ready.pop())  # a lone task: the idle cores are all the client's
+        else:
+            for k in ready:
+                running.add(submit(k))
+            in_flight += len(ready)
+            ready = []
+            fut = next(running)
+            in_flight -= 1
+            out = fut.result()
+            fut.release()  # the scheduler may forget it: nothing takes it as an argument
         busy += out["seconds"]
         done = (out["phase"], out["task"])
         record.task(*done, out.get("tally"))  # the counts, so none are read back
@@ -166,7 +176,8 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, cluster: Clu
         for u in users.get(done, ()):
             waits[u].discard(done)
             if not waits[u]:
-                running.add(submit(u))
+                ready.append(u)
+        ready.sort(key=rank.get)
         dt = time.perf_counter() - t0
         eta = dt / step * (total - step)
         progress.update("cluster", step, f"{step}/{total} tasks, {found / dt:,.0f} "
@@ -177,6 +188,18 @@ def run_plan(game: Game, store: str, p, record, progress: Progress, cluster: Clu
         return max(peaks.values()) if peaks else 0
     except Exception:
         return 0
+
+
+def _here(game: Game, store: str, p, limit: int):
+    """Running a task in the client, on all its threads: for a LocalCluster's client only,
+    when one task is ready and none is running (the tiers near a game's start, one small
+    task per level), so that the workers' cores are not left idle behind a task on one
+    thread, nor a tiny task behind a scheduler round trip. No other task runs meanwhile,
+    so its writes need no cluster lock."""
+    from solver.tier_manager import open_group
+
+    group = open_group(store)
+    return lambda k: tier_worker.run_task(k[0], game, group, p.tasks[k[1]], limit)
 
 
 # -- the cluster locks of a worker that died ----------------------------------------------

@@ -191,12 +191,38 @@ def _cut(tiers, starts, loopy, n, chunk, fits, max_task, level=None, spread=1) -
             t += 1
         return out
 
-    def run_end(x):
+    def level_end(x):
         """The end of the run of tiers of x's level that starts at x."""
         t = tier_at(x)
         while t + 1 < len(tiers) and level[t + 1] == level[t]:
             t += 1
         return tiers[t].stop
+
+    def one_part(size):
+        return size <= max_task and (spread <= 1 or size < 2 * spread * chunk)
+
+    runs: dict[int, int] = {}  # level -> its runs of tiers in hash order
+    for i in range(len(tiers) if level is not None else 0):
+        if i == 0 or level[i] != level[i - 1]:
+            runs[level[i]] = runs.get(level[i], 0) + 1
+
+    def run_end(x):
+        """The end of the run of x's level that starts at x, and of the runs after it
+        while they all fit one task, each level is in no other run, and the levels go
+        one by one (Connect-4's last moves are a level each, of a few thousand slots): a
+        task per level would only add a round trip each. Its levels are then a range no
+        other task shares, so tasks still never need each other both ways."""
+        end = level_end(x)
+        step = 0
+        while end < n and runs[level[tier_at(x)]] == 1:
+            last, nxt = level[tier_at(end - 1)], level[tier_at(end)]
+            if runs[nxt] != 1 or abs(nxt - last) != 1 or step not in (0, nxt - last):
+                break
+            stop = level_end(end)
+            if stop <= end or not one_part(stop - x):
+                break
+            end, step = stop, nxt - last
+        return end
 
     cuts = [0]
     a = 0
@@ -213,7 +239,7 @@ def _cut(tiers, starts, loopy, n, chunk, fits, max_task, level=None, spread=1) -
         kids = kids_of(a, b)
         kid_slots = sum(tiers[c].size for c in kids)
         while b < n and b < goal:
-            if level is not None and level[tier_at(b)] != level[tier_at(a)]:
+            if level is not None and b >= end:
                 break
             b2 = next_cut(b)
             if b2 > goal and (level is None or b2 - goal >= goal - b):

@@ -670,11 +670,6 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
     """A task as a cluster runs it: the game from the registry (on canonical positions
     when `symmetric`), the store by its address, pushes under a cluster-wide lock per
     chunk. `deps` are the tasks it waits for."""
-    from solver.chunkio import ChunkGroup
-    from solver.tier_manager import open_group
-
-    game = _game(name, variant, symmetric)
-    group = ChunkGroup(open_group(store), (REACHED, "value", "remoteness"))
     from distributed import MultiLock
 
     prefix = f"gsolve-{phase}-{store}-"
@@ -685,6 +680,17 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
             return contextlib.nullcontext()
         return MultiLock([prefix + str(c) for c in chunks])
 
+    return run_task(phase, _game(name, variant, symmetric), store, task, limit, lock)
+
+
+def run_task(phase: str, game: Game, store, task: Task, limit: int, lock=None) -> dict:
+    """One phase of a task on the store (an address, or an open group), as a result the
+    manager records."""
+    from solver.chunkio import ChunkGroup
+    from solver.tier_manager import open_group
+
+    group = ChunkGroup(open_group(store) if isinstance(store, str) else store,
+                       (REACHED, "value", "remoteness"))
     t0 = time.perf_counter()
     tally = None
     if phase == "reach":

@@ -17,10 +17,13 @@ TASK = CHUNK // 4  # tasks smaller than a chunk: neighbours share chunks, many t
 
 @pytest.fixture(autouse=True)
 def every_task_on_the_workers(monkeypatch):
-    """The client runs no reach task while the cluster starts, so the workers run (and
-    these tests check) every task; `test_reach_tasks_run_here_while_the_cluster_starts`
-    puts that back."""
+    """The client runs no reach task while the cluster starts and no lone task, so the
+    workers run (and these tests check) every task; the two tests of the client's tasks
+    put that back."""
+    from solver import cluster
+
     monkeypatch.setattr(tier_manager, "_reach_while_starting", lambda *args: None)
+    monkeypatch.setattr(cluster, "_here", lambda *args: None)
 
 
 CASES = [
@@ -83,6 +86,42 @@ def test_reach_tasks_run_here_while_the_cluster_starts(tmp_path, monkeypatch):
                                       progress, fresh=True, workers=2, max_task=TASK)
     assert ran  # the cluster takes a second or more to start; these tasks take ms
     assert progress.total == 2 * summary["tasks"] - len(ran)
+    for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
+                    strict=True):
+        assert np.array_equal(x, y)
+
+
+def test_lone_tasks_run_here_on_every_thread(tmp_path, monkeypatch):
+    """A task that is ready while no other is ready or running (the levels near the start,
+    one task each) runs in the client, and only such a task; the bytes are the dfs's."""
+    monkeypatch.undo()
+    monkeypatch.setattr(tier_manager, "_reach_while_starting", lambda *args: None)
+    game = get_game("connect4", "width=5,height=4")
+    solve(game, "dfs", root=tmp_path / "ref")
+    here = []
+    run_task = tier_manager.tier_worker.run_task
+    import distributed
+
+    submitted, in_flight = [], []
+    original = distributed.Client.submit
+
+    def counted_submit(self, fn, phase, *args, **kw):
+        fut = original(self, fn, phase, *args, **kw)
+        submitted.append(fut)
+        return fut
+
+    def counted(phase, game_, store, task, limit, lock=None):
+        in_flight.append(sum(not f.done() for f in submitted))
+        here.append((phase, task.index))
+        return run_task(phase, game_, store, task, limit, lock)
+
+    monkeypatch.setattr(distributed.Client, "submit", counted_submit)
+    monkeypatch.setattr(tier_manager.tier_worker, "run_task", counted)
+    progress = Counting()
+    summary = tier_manager.solve_into(game, group_path(tmp_path / "cluster", game),
+                                      progress, fresh=True, workers=2, max_task=TASK)
+    assert {p for p, _ in here} == {"reach", "solve"} and not any(in_flight)
+    assert len(submitted) + len(here) == 2 * summary["tasks"] == progress.total
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
                     strict=True):
         assert np.array_equal(x, y)
