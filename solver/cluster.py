@@ -29,9 +29,10 @@ from solver.parallel import threads
 from solver.progress import Progress
 
 RETRIES = 3
+FORKSERVER_GAME = "GSOLVE_FORKSERVER_GAME"  # "name|variant|symmetric": solver/forkserver.py
 
 
-def client_for(workers: int, scheduler: str | None, memory: int):
+def client_for(workers: int, scheduler: str | None, memory: int, game: Game | None = None):
     """(client, cluster or None): a LocalCluster of `workers` processes, or a connection
     to the scheduler at `scheduler`."""
     try:
@@ -59,10 +60,30 @@ def client_for(workers: int, scheduler: str | None, memory: int):
     spawn = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
     spawn.pop("MALLOC_TRIM_THRESHOLD_", None)
     dask.config.set({"distributed.nanny.pre-spawn-environ": spawn})
+    _fork_workers(game)
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                            memory_limit=max(1, memory // workers), dashboard_address=":0",
                            env=env)
     return Client(cluster), cluster
+
+
+def _fork_workers(game: Game | None) -> None:
+    """Have the LocalCluster fork its workers from a forkserver that has imported gsolve
+    and loaded `game`'s kernels (solver/forkserver.py), where the platform has one. Only
+    the first cluster of a process starts the forkserver; a later one (another game)
+    still gets the imports, and its workers load their kernels themselves."""
+    import multiprocessing
+
+    import dask
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+    from distributed.utils import get_mp_context
+
+    if game is not None:  # the environment the forkserver starts with
+        os.environ[FORKSERVER_GAME] = f"{game.name}|{game.variant_key}|{int(game.symmetry)}"
+    get_mp_context().set_forkserver_preload(["solver.forkserver"])
 
 
 class Cluster:
@@ -78,7 +99,7 @@ class Cluster:
 
         def start():
             try:
-                self.client, self.cluster = client_for(workers, scheduler, memory)
+                self.client, self.cluster = client_for(workers, scheduler, memory, game)
                 _free_locks_of_dead_workers(self.client)
                 self.client.run(tier_worker.warm, game.name, game.variant_key, game.symmetry)
             except BaseException as e:  # raised where the client is needed

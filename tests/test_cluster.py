@@ -70,7 +70,10 @@ def test_cluster_solve_is_byte_identical(name, variant, reference, tmp_path):
 def test_reach_tasks_run_here_while_the_cluster_starts(tmp_path, monkeypatch):
     """Reach tasks the client ran before the workers were up are not run again, and the
     bytes are those of the dfs."""
+    from solver import cluster
+
     monkeypatch.undo()
+    monkeypatch.setattr(cluster, "_here", lambda *args: None)  # no lone tasks here
     game = get_game("connect4", "width=5,height=4")
     solve(game, "dfs", root=tmp_path / "ref")
     ran = []
@@ -125,6 +128,28 @@ def test_lone_tasks_run_here_on_every_thread(tmp_path, monkeypatch):
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
                     strict=True):
         assert np.array_equal(x, y)
+
+
+def test_workers_are_forked_with_gsolve_loaded():
+    """A LocalCluster's workers come from a forkserver that imported gsolve (and loaded
+    the kernels of the game of the process's first cluster), not from fresh interpreters."""
+    import os
+    import sys
+
+    from solver.cluster import Cluster
+
+    game = get_game("connect4", "width=4,height=4,connect=3")
+    nodes = Cluster(game, 2, None, 1 << 30)
+    try:
+        def where():
+            fs = sys.modules.get("solver.forkserver")
+            return os.getppid(), fs is not None and fs.warmed.count("|") == 2
+
+        seen = nodes.get().run(where)
+    finally:
+        nodes.close()
+    assert len(seen) == 2 and all(warmed for _, warmed in seen.values())
+    assert all(parent != os.getpid() for parent, _ in seen.values())  # not the client's
 
 
 def test_cluster_solve_with_symmetry_is_byte_identical(tmp_path):
