@@ -61,9 +61,11 @@ def client_for(workers: int, scheduler: str | None, memory: int, game: Game | No
     spawn.pop("MALLOC_TRIM_THRESHOLD_", None)
     dask.config.set({"distributed.nanny.pre-spawn-environ": spawn})
     _fork_workers(game)
+    import logging
+
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                            memory_limit=max(1, memory // workers), dashboard_address=":0",
-                           env=env)
+                           env=env, silence_logs=logging.ERROR)  # gsolve reports itself
     return Client(cluster), cluster
 
 
@@ -101,6 +103,8 @@ class Cluster:
             try:
                 self.client, self.cluster = client_for(workers, scheduler, memory, game)
                 _free_locks_of_dead_workers(self.client)
+                if self.cluster is not None:
+                    _leave_interrupts_to_the_client(self.client)
                 self.client.run(tier_worker.warm, game.name, game.variant_key, game.symmetry)
             except BaseException as e:  # raised where the client is needed
                 self.error = e
@@ -221,6 +225,24 @@ def _here(game: Game, store: str, p, limit: int):
 
     group = open_group(store)
     return lambda k: tier_worker.run_task(k[0], game, group, p.tasks[k[1]], limit)
+
+
+def _leave_interrupts_to_the_client(client) -> None:
+    """A LocalCluster's workers ignore SIGINT: Ctrl-C reaches the whole process group, and
+    each worker would print a traceback of its own while the client, which stops the
+    solve (its finished tasks recorded, the cluster closed), prints one line."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class _IgnoreInterrupts(WorkerPlugin):
+        def setup(self, worker):
+            import signal
+
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            except ValueError:  # not the worker's main thread: leave it
+                pass
+
+    client.register_plugin(_IgnoreInterrupts(), name="gsolve-ignore-interrupts")
 
 
 # -- the cluster locks of a worker that died ----------------------------------------------

@@ -130,10 +130,12 @@ def test_lone_tasks_run_here_on_every_thread(tmp_path, monkeypatch):
         assert np.array_equal(x, y)
 
 
-def test_workers_are_forked_with_gsolve_loaded():
+def test_local_workers_are_forked_with_gsolve_loaded_and_ignore_ctrl_c():
     """A LocalCluster's workers come from a forkserver that imported gsolve (and loaded
-    the kernels of the game of the process's first cluster), not from fresh interpreters."""
+    the kernels of the game of the process's first cluster), not from fresh interpreters;
+    they ignore SIGINT, which Ctrl-C sends them too, so only the client reports it."""
     import os
+    import signal
     import sys
 
     from solver.cluster import Cluster
@@ -143,13 +145,14 @@ def test_workers_are_forked_with_gsolve_loaded():
     try:
         def where():
             fs = sys.modules.get("solver.forkserver")
-            return os.getppid(), fs is not None and fs.warmed.count("|") == 2
+            quiet = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            return os.getppid(), fs is not None and fs.warmed.count("|") == 2, quiet
 
         seen = nodes.get().run(where)
     finally:
         nodes.close()
-    assert len(seen) == 2 and all(warmed for _, warmed in seen.values())
-    assert all(parent != os.getpid() for parent, _ in seen.values())  # not the client's
+    assert len(seen) == 2 and all(warmed and quiet for _, warmed, quiet in seen.values())
+    assert all(parent != os.getpid() for parent, _, _ in seen.values())  # not the client's
 
 
 def test_cluster_solve_with_symmetry_is_byte_identical(tmp_path):
