@@ -2,7 +2,8 @@
 tasks' futures, so the scheduler runs independent tiers side by side.
 
 `--workers N` starts a distributed.LocalCluster of N worker processes, one task at a time
-each, with numba threads per worker = cores / N (so the cores are not oversubscribed);
+each, with numba threads per worker = cores / N (so the cores are not oversubscribed),
+forked from a forkserver that has gsolve and the game's kernels loaded;
 `--scheduler ADDRESS` uses a running cluster whose workers reach the same store (a shared
 folder or a store URL, solver/storage.py). Workers read child tiers from the store and
 write only their own task's chunks (reach marks into other tasks' chunks are OR-ed under
@@ -20,6 +21,7 @@ interrupted cluster solve resume like a local one.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 
@@ -61,8 +63,6 @@ def client_for(workers: int, scheduler: str | None, memory: int, game: Game | No
     spawn.pop("MALLOC_TRIM_THRESHOLD_", None)
     dask.config.set({"distributed.nanny.pre-spawn-environ": spawn})
     _fork_workers(game)
-    import logging
-
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                            memory_limit=max(1, memory // workers), dashboard_address=":0",
                            env=env, silence_logs=logging.ERROR)  # gsolve reports itself
