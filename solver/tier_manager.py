@@ -704,14 +704,11 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
     process is otherwise idle. No worker writes yet, so no cluster lock is needed. Only
     tasks of up to LOCAL_TASK slots (a fraction of a second each), so a started cluster
     never waits long for the last of them."""
-    from solver.chunkio import ChunkGroup
-
-    group = ChunkGroup(store.group, (REACHED, "value", "remoteness"))
     for i in p.run_order[::-1]:
         if nodes.ready() or p.tasks[i].size > LOCAL_TASK:
             return
         if i not in record.done["reach"]:
-            tier_worker.reach(game, group, p.tasks[i], limit=limit)
+            tier_worker.run_task("reach", game, store.group, p.tasks[i], limit)
             record.task("reach", i)
 
 
