@@ -103,9 +103,11 @@ def cli():
 @click.option("--symmetry/--no-symmetry", default=False, show_default=True,
               help="Solve canonical positions only (games that declare symmetries); "
                    "every position still answers.")
+@click.option("--no-time-limit", is_flag=True,
+              help="Start even a solve planned to take more than 7 days (see `gsolve plan`).")
 @json_option
 def solve(game, variant, method, db, force, quiet, as_json, wait, memory, workers,
-          scheduler, symmetry):
+          scheduler, symmetry, no_time_limit):
     """Solve GAME and store every reachable position's value and remoteness."""
     from games import get_game
     from solver.progress import LineProgress, Progress, RichProgress
@@ -121,7 +123,8 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
     try:
         result = run_solve(g, method, db, force, progress, wait=wait,
                            memory=int(memory * (1 << 30)) if memory else None,
-                           workers=workers or 0, scheduler=scheduler, symmetry=symmetry)
+                           workers=workers or 0, scheduler=scheduler, symmetry=symmetry,
+                           no_time_limit=no_time_limit)
     finally:
         progress.close()
     if result.extra.get("removed_partial"):
@@ -518,13 +521,18 @@ def bench(game, variant, method, as_json):
 @click.argument("game")
 @variant_option
 @db_option
+@click.option("--symmetry", is_flag=True, help="Plan a solve with --symmetry.")
 @json_option
-def plan(game, variant, db, as_json):
+def plan(game, variant, db, as_json, symmetry):
     """What a tiered solve of GAME would take, without solving: tiers, memory, disk, time."""
     from games import get_game
     from solver.plan import describe, make_plan
+    from solver.symmetry import apply
 
-    p = make_plan(get_game(game, variant), db)
+    g = get_game(game, variant)
+    if symmetry:
+        apply(g, True)
+    p = make_plan(g, db)
     click.echo(json.dumps(p) if as_json else describe(p))
 
 

@@ -380,6 +380,13 @@ def _missing_message(path: Location, game: Game) -> str:
                 done = f" ({len(attrs['tiers_done'])} tiers done)"
         except (OSError, ValueError):
             pass
+        try:  # never suggest a resume that would be refused
+            from solver.estimate import check_solve
+
+            check_solve(game, "tiers", root=path.parent.parent)
+        except GsolveError as e:
+            return (f"unfinished solve of {game.describe()} at {partial}{done}, which cannot "
+                    f"be resumed here ({e}); remove that folder to drop it")
         return (f"unfinished solve of {game.describe()} at {partial}{done}: rerun "
                 f"`gsolve {command(game, path, '--method', 'tiers')}` to resume it")
     return (f"no database for {game.describe()} at {path}: solve it first with "

@@ -1,23 +1,34 @@
-"""Time and memory estimates of a solve, per method.
+"""Time, memory and disk plans of a solve, per method, and the refusal of what cannot finish.
 
 One place decides what a solve will cost, so the default method, the refusal of a solve
-that cannot fit, the warning before a long one, its ETA (and `gsolve plan`) agree.
+that cannot fit, the announcement of a long one, its ETA and `gsolve plan` agree.
 
-Memory is exact up to small buffers: the arrays each method allocates per hash slot.
-Time is hash slots / rate. The rate of a method is assumed (ASSUMED_RATE, hash slots per
-second on 2 cores of the development machine) until this machine has solved the game for
-at least a second: then the measured rate of that game (any variant) is used, and a
-method not yet measured there is scaled by the game's measured speed against the
-assumption. The default method uses the assumed rates only, so it does not change with
-the machine's history: the fastest applicable method whose memory fits.
+* Memory is exact up to small buffers: the arrays each method allocates per hash slot; for
+  tiers, the tier manager's own task plan within the memory budget (solver/tier_manager.py).
+* Time is measured, not assumed: a timed sample expands a few hundred thousand hash
+  slots of this game variant with its own kernel on this machine (CPU time, so a busy
+  machine does not skew it): `base` = hash slots x CPU seconds a slot x the share of
+  slots a solve visits (the canonical ones under symmetry). A solve takes `base` times
+  its method's factor in CPU seconds, plus a start-up and a cost per tier, spread over
+  its threads as far as the method runs in parallel: the factor and parallelism this
+  machine measured on its largest solve of this game with this method (any variant;
+  stored after each solve of a second or more), else defaults (DEFAULT_FACTOR,
+  PARALLEL, fitted on this project's solves on this 2-core machine).
+* Disk: compressed bytes per hash slot of the largest stored database of this game (the
+  chunk files themselves), else the sample's own bytes compressed as the store does.
+
+A solve whose plan is past HORIZON, or whose memory does not fit, is refused before it
+touches the disk, with the figures and the options that would fit (`check_solve`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,48 +36,85 @@ import numpy as np
 
 from games.base import Game, GsolveError
 
-# hash slots per second, 2 cores (README benchmarks: connect4, quarto, topitop, morris...)
+# CPU seconds of a solve per second of `base` (see above), fitted on this project's
+# measured solves: Connect-4 5x5 and 6x5 tiers, Quixo 4x4 retrograde, Quixo and Teeko
+# tiers with symmetry. dfs and bottomup: scaled from those by the old assumed relative
+# speeds (bottomup sweeps a loopy game many times: Topitop 171 s against retrograde's 39 s).
+DEFAULT_FACTOR = {"tiers": 0.78, "tiers-loopy": 2.4, "retrograde": 3.5, "dfs": 1.2,
+                  "bottomup": 1.5, "bottomup-loopy": 10.0}
+PARALLEL = {"tiers": 1.6, "retrograde": 1.4, "bottomup": 1.4, "dfs": 1.0}  # CPU s / wall s
+START = {"dfs": 0.03}  # CPU seconds a solve spends on starting (thread pool, store) ...
+START_STORE = 0.15  # ... for the methods that start threads and a store
+PER_TIER = 1e-4  # CPU seconds a tiered solve spends per tier besides its positions
+SYMMETRY_COST = 2.0  # a canonical child costs about twice a plain one (Quixo, Teeko)
+# the old constants: only `gsolve list`'s default for a game class (no variant, no sample)
 ASSUMED_RATE = {"dfs": 1_500_000, "retrograde": 400_000, "bottomup": 150_000}
 TIERS_RATE = {False: 800_000, True: 150_000}  # loop-free tiers: one pass; loopy: sweeps
 ORDER = ("dfs", "retrograde", "tiers", "bottomup")  # ties broken in this order
 FIT = 0.9  # a solve may use this share of the memory available
 LONG = 60.0  # seconds: a solve estimated longer is announced, with its estimate
+HORIZON = 7 * 86400.0  # seconds: a solve planned longer is refused (--no-time-limit)
 MIN_MEASURED = 1.0  # seconds: shorter solves are mostly overhead, not recorded
+PLAN_SLOTS = 1 << 44  # a tiered plan past the horizon is cut into tasks up to this size
+SAMPLE_SECONDS = 0.2  # the timed sample runs about this long
+SAMPLE_SLOTS = 1024  # hash slots a sampled range holds
+DISK_PER_SLOT = 0.5  # bytes per hash slot when the sample cannot say
 GIB = 1 << 30
 
 
 @dataclass(frozen=True)
 class Estimate:
     method: str
-    bytes: int  # memory the solve's arrays need
-    seconds: float  # estimated solve time
-    measured: bool  # the rate comes from solves of this game on this machine
+    bytes: int  # memory the solve needs
+    seconds: float  # planned wall time
+    measured: bool  # the factor comes from a solve of this game on this machine
     available: int | None  # bytes the solve may use (None: unknown)
+    disk: int = 0  # bytes the database takes on disk
+    source: str = ""  # where the time comes from, in words
+    bound: bool = False  # bytes is the budget, not planned (a plan past the horizon)
+    cpu: float = 0.0  # planned CPU seconds
 
     @property
     def fits(self) -> bool:
         return self.available is None or self.bytes <= FIT * self.available
 
+    @property
+    def in_time(self) -> bool:
+        return self.seconds <= HORIZON
+
+    def figures(self) -> str:
+        mem = f"{'up to ' if self.bound else ''}{size(self.bytes)}"
+        return f"{duration(self.seconds)}, {mem} memory, {size(self.disk)} disk"
+
     def describe(self) -> str:
-        how = "measured speed" if self.measured else "assumed speed"
-        return (f"{self.method}: about {duration(self.seconds)} ({how}), "
-                f"{self.bytes / GIB:,.1f} GiB")
+        return f"{self.method}: about {self.figures()} ({self.source})"
 
 
 def duration(seconds: float) -> str:
-    """'45 s', '12 min', '3.4 h', '2.1 days'."""
+    """'45 s', '12 min', '3.4 h', '2.1 days' (at least '1 s': an estimate is never 0)."""
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return f"{max(1.0, seconds):.0f} s"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     if seconds < 172800:
         return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} days"
+    if seconds < 86400 * 3650:
+        return f"{seconds / 86400:,.1f} days"
+    return f"{seconds / 86400 / 365.25:,.3g} years"
+
+
+def size(n: float) -> str:
+    for scale, name in ((1 << 50, "PiB"), (1 << 40, "TiB"), (1 << 30, "GiB"),
+                        (1 << 20, "MiB")):
+        if n >= scale:
+            return f"{n / scale:,.1f} {name}"
+    return f"{n / (1 << 20):,.2f} MiB"
 
 
 # -- memory ------------------------------------------------------------------------------
 def memory_need(game: Game, method: str) -> int:
-    """Bytes of the arrays `method` allocates for `game` (see each solver's docstring)."""
+    """Bytes of the arrays `method` allocates for `game` over the whole hash (see each
+    solver's docstring); for tiers, everything in memory at once (see `tier_memory`)."""
     from solver.kernels.records import record_dtype
 
     rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
@@ -79,6 +127,16 @@ def memory_need(game: Game, method: str) -> int:
         counter = 1 if game.max_children < 256 else 2
         return game.hash_size * (rec + counter + (0 if game.has_parents else 16))
     return game.hash_size * rec
+
+
+def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
+    """Bytes a tiered solve holds, as the tier manager plans its tasks within `budget`
+    (its largest task per worker, and each process's base)."""
+    from solver.tier_manager import BASE, plan
+
+    n = max(1, workers)
+    p = plan(game, max(1, (budget - BASE * n) // n))
+    return p.largest * n + BASE * n
 
 
 def parse_bytes(text: str, what: str) -> int:
@@ -108,7 +166,98 @@ def available_memory() -> int | None:
     return have
 
 
-# -- speed -------------------------------------------------------------------------------
+# -- the timed sample --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sample:
+    seconds_per_slot: float  # CPU seconds of expanding one hash slot, here
+    share: float  # hash slots a solve visits: the canonical ones under symmetry, else all
+    disk_per_slot: float  # the sampled slots' bytes, compressed as the store does
+    slots: int  # hash slots sampled
+    took: float  # seconds the sample took
+
+    def base(self, game: Game) -> float:
+        return game.hash_size * self.seconds_per_slot * self.share
+
+
+def sample(game: Game) -> Sample | None:
+    """Time this game's kernel on random ranges of its hash (about SAMPLE_SECONDS; kept on
+    the game). Each slot of a range is expanded once, as a solve expands a reached
+    position; None where the kernel cannot be had."""
+    cached = game.__dict__.get("_estimate_sample")
+    if cached is not None:
+        return cached
+    t0 = time.perf_counter()
+    try:
+        from solver.codegen import kernels
+
+        k = kernels(game.module, "solver.kernels.tiers")
+    except Exception:  # noqa: BLE001 - a game the tier kernels do not bind: no sample
+        return None
+    n, mc = game.hash_size, game.max_children
+    width = int(min(SAMPLE_SLOTS, n))
+    far = np.empty(width * mc, np.int64)
+    rng = np.random.default_rng(n % (1 << 32))
+    own = np.ones(width, np.uint8)
+    k.forward_far(game.ctx, own, 0, width, 0, width, 0, 0, far, mc, game.scratch_size)
+    states, slots, spent, ranges = [], 0, 0.0, 0
+    t1 = time.perf_counter()
+    while ranges < 4 or (min(spent, time.perf_counter() - t1) < SAMPLE_SECONDS
+                         and ranges < 256):
+        lo = int(rng.integers(0, max(1, n - width)))
+        hi = min(n, lo + width)
+        own = np.ones(hi - lo, np.uint8)
+        t = time.thread_time()
+        k.forward_far(game.ctx, own, lo, hi, lo, hi, 0, 0, far, mc, game.scratch_size)
+        spent += time.thread_time() - t
+        states.append((lo, own))
+        slots += hi - lo
+        ranges += 1
+    share = 1.0
+    if game.symmetry:
+        share = canonical_share(game, [lo for lo, _ in states], width)
+    s = Sample(spent / max(1, slots), share, _disk_per_slot([o for _, o in states]), slots,
+               time.perf_counter() - t0)
+    game.__dict__["_estimate_sample"] = s
+    return s
+
+
+def canonical_share(game: Game, starts: list[int] | None = None, width: int = 256) -> float:
+    """The share of hash slots that are canonical (their own representative), on a sample:
+    a solve with symmetry visits those only."""
+    from importlib import import_module
+
+    cached = game.__dict__.get("_estimate_share")
+    if cached is not None:
+        return cached
+    canonical = import_module(type(game).module).canonical
+    scratch = np.empty(max(1, game.scratch_size), np.int8)
+    if starts is None:
+        rng = np.random.default_rng(game.hash_size % (1 << 32))
+        starts = [int(x) for x in rng.integers(0, max(1, game.hash_size - width), 16)]
+    seen = hit = 0
+    for lo in starts:
+        for h in range(lo, min(game.hash_size, lo + min(width, 256))):
+            hit += canonical(game.ctx, h, scratch) == h
+            seen += 1
+    share = max(hit, 1) / max(seen, 1)
+    game.__dict__["_estimate_share"] = share
+    return share
+
+
+def _disk_per_slot(owns: list[np.ndarray]) -> float:
+    """Bytes a hash slot takes in the store (value and remoteness arrays), guessed from the
+    sampled slots' states compressed as the store compresses (solver/database.py)."""
+    try:
+        from numcodecs import Blosc
+
+        data = np.concatenate(owns)
+        codec = Blosc(cname="zstd", clevel=1, shuffle=Blosc.BITSHUFFLE)
+        return 2 * len(codec.encode(data)) / max(1, data.size)
+    except Exception:  # noqa: BLE001
+        return DISK_PER_SLOT
+
+
+# -- what this machine measured ----------------------------------------------------------
 def _speed_file() -> Path:
     from solver.codegen import cache_dir
 
@@ -123,25 +272,77 @@ def _measured() -> dict:
         return {}
 
 
-def assumed_rate(game: Game | type[Game], method: str) -> float:
-    if method == "tiers":
-        return TIERS_RATE[bool(game.loopy)]
-    return ASSUMED_RATE[method]
+def _key(game: Game, method: str, symmetry: bool | None = None) -> str:
+    on = game.symmetry if symmetry is None else symmetry
+    return f"factor:{method}" + ("+symmetry" if on else "")
 
 
-def record_speed(game: Game, method: str, seconds: float) -> None:
-    """Remember this machine's hash slots per second for (game, method), from its largest
-    solve: a small variant's solve is mostly start-up and would make a big one look days
-    long (a test's Connect-4 4x4 tiers put 6x5 at 30 h)."""
-    if seconds < MIN_MEASURED:
+def default_factor(game: Game, method: str) -> float:
+    loopy = method in ("tiers", "bottomup") and game.loopy
+    return DEFAULT_FACTOR[method + ("-loopy" if loopy else "")]
+
+
+def factor(game: Game, method: str, symmetry: bool | None = None
+           ) -> tuple[float, float, str | None]:
+    """(CPU seconds per second of the sample's base, CPU seconds per wall second, the
+    variant they were measured on, or None for the defaults)."""
+    seen = _measured().get(game.name, {})
+    got = seen.get(_key(game, method, symmetry)) if isinstance(seen, dict) else None
+    if isinstance(got, dict) and all(isinstance(got.get(k), (int, float)) and got[k] > 0
+                                     for k in ("factor", "parallel")):
+        return float(got["factor"]), float(got["parallel"]), str(got.get("variant", "?"))
+    return default_factor(game, method), PARALLEL[method], None
+
+
+def overhead(game: Game, method: str) -> float:
+    """CPU seconds of a solve besides its positions: start-up, and per tier (counted where
+    the tier list is already built: a huge one takes minutes to build)."""
+    tiers = game.__dict__.get("_tiers") if method == "tiers" else None
+    return START.get(method, START_STORE) + PER_TIER * (len(tiers) if tiers else 0)
+
+
+def cores_for(threads: int, own: float = 0.0) -> float:
+    """Cores `threads` busy threads get now: all they ask for (up to the machine's) on an
+    idle machine, their share of the cores when other work keeps them busy (the load
+    average, less `own`: the threads of this process counted in it)."""
+    cores = os.cpu_count() or 1
+    try:
+        load = max(0.0, os.getloadavg()[0] - own)
+    except (OSError, AttributeError):
+        load = 0.0
+    return max(0.1, min(threads, cores * threads / max(threads, load + threads)))
+
+
+def record_speed(game: Game, method: str, seconds: float, cpu: float | None = None) -> None:
+    """Remember this solve's CPU time against its timed sample (the factor) and against
+    its wall time (the parallelism), from this machine's largest solve of the game with
+    this method: a small variant's solve is mostly start-up and would make a big one look
+    long. `cpu` None (a cluster's workers): nothing is recorded."""
+    s = game.__dict__.get("_estimate_sample")
+    if seconds < MIN_MEASURED or cpu is None or s is None or s.base(game) <= 0:
         return
     data = _measured()
     seen = data.setdefault(game.name, {})
-    size = f"{method}:slots"
-    if isinstance(seen.get(size), int) and seen[size] > game.hash_size and method in seen:
+    if not isinstance(seen, dict):
+        seen = data[game.name] = {}
+    key = _key(game, method)
+    old = seen.get(key)
+    if isinstance(old, dict) and isinstance(old.get("slots"), int) and (
+            old["slots"] > game.hash_size):
         return
-    seen[method] = round(game.hash_size / seconds)
-    seen[size] = int(game.hash_size)
+    work = max(cpu - overhead(game, method), 0.1 * cpu)
+    parallel = cpu / seconds
+    from solver.parallel import threads
+
+    busy = cores_for(threads(), own=min(parallel, threads())) < 0.9 * min(
+        threads(), os.cpu_count() or 1)
+    if busy:  # a machine busy with other work: not the solve's own parallelism
+        parallel = old.get("parallel") if isinstance(old, dict) else None
+        parallel = parallel if isinstance(parallel, (int, float)) else PARALLEL[method]
+    seen[key] = {"factor": round(work / s.base(game), 4),
+                 "parallel": round(max(1.0, parallel), 3), "slots": int(game.hash_size),
+                 "variant": game.variant_key, "seconds": round(seconds, 2),
+                 "cpu_seconds": round(cpu, 2)}
     path = _speed_file()
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -152,32 +353,121 @@ def record_speed(game: Game, method: str, seconds: float) -> None:
         pass  # a read-only cache only costs the estimates their accuracy
 
 
-def rate(game: Game, method: str) -> tuple[float, bool]:
-    """(hash slots per second, measured?) for solving `game` with `method` here."""
-    seen = _measured().get(game.name, {})
-    if isinstance(seen.get(method), (int, float)) and seen[method] > 0:
-        return float(seen[method]), True
-    ratios = [v / assumed_rate(game, m) for m, v in seen.items()
-              if m in ORDER and isinstance(v, (int, float)) and v > 0]
-    if ratios:
-        return assumed_rate(game, method) * float(np.median(ratios)), True
-    return float(assumed_rate(game, method)), False
+def stored_disk(game: Game, root=None) -> tuple[float, str] | None:
+    """(bytes per visited hash slot, variant) of the largest finished database of this game
+    under `root` on this machine: its chunk files' sizes over the slots a solve visits."""
+    from solver.database import default_root
+
+    try:
+        base = Path(str(root if root is not None else default_root())) / game.name
+        dirs = list(base.iterdir()) if base.is_dir() else []
+    except OSError:
+        return None
+    best = None
+    for d in dirs:
+        try:
+            attrs = json.loads((d / "zarr.json").read_text()).get("attributes", {})
+        except (OSError, ValueError):
+            continue
+        n = attrs.get("hash_size")
+        if not attrs.get("complete") or not isinstance(n, int) or n <= 0:
+            continue
+        if best is None or n > best[0]:
+            best = (n, d, attrs)
+    if best is None:
+        return None
+    n, d, attrs = best
+    try:
+        disk = sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+    except OSError:
+        return None
+    per_slot = disk / n
+    if bool(attrs.get("symmetry")) != game.symmetry and game.has_symmetry:
+        share = canonical_share(game)  # the stored one holds canonical positions only, or all
+        per_slot = per_slot / share if attrs.get("symmetry") else per_slot
+    elif game.symmetry:
+        per_slot /= max(1e-9, canonical_share(game))
+    return per_slot, str(attrs.get("variant_key") or d.name)
 
 
-# -- estimates ---------------------------------------------------------------------------
+# -- plans -------------------------------------------------------------------------------
+def assumed_rate(game: Game | type[Game], method: str) -> float:
+    if method == "tiers":
+        return TIERS_RATE[bool(game.loopy)]
+    return ASSUMED_RATE[method]
+
+
 def estimate(game: Game, method: str, available: int | None = None,
-             budget: int | None = None) -> Estimate:
-    """`budget`: the memory a tiered solve is given (--memory); it holds no more."""
-    per_second, measured = rate(game, method)
-    need = memory_need(game, method)
-    if method == "tiers" and budget:
-        need = min(need, budget)
-    return Estimate(method, need, game.hash_size / per_second,
-                    measured, available_memory() if available is None else available)
+             budget: int | None = None, workers: int = 0, root=None,
+             symmetry: bool | None = None, plan_memory: bool = True) -> Estimate:
+    """The plan of solving `game` with `method`. `budget`: the memory a tiered solve is
+    given (--memory; default most of what is available), `workers` its worker processes.
+    `symmetry`=True on a game without it: the plan of the same solve with --symmetry.
+    `plan_memory`=False: a tiered plan past the horizon is not cut into tasks (a huge
+    hash takes minutes to cut): its memory is given as the budget it would hold at most."""
+    from solver.parallel import threads
+
+    have = available_memory() if available is None else available
+    sym = game.symmetry if symmetry is None else symmetry
+    s = sample(game)
+    if s is None:
+        seconds = game.hash_size / assumed_rate(game, method)
+        cpu, measured, source = seconds, False, "assumed speed (no kernel to sample)"
+    else:
+        base = s.base(game)
+        if sym and not game.symmetry:
+            base *= canonical_share(game) * SYMMETRY_COST
+        k, parallel, where = factor(game, method, sym)
+
+        def timed():
+            cpu = base * k + overhead(game, method)
+            return cpu, cpu / min(parallel, cores_for(threads()))
+
+        cpu, seconds = timed()
+        measured = where is not None
+        source = (f"timed sample of {s.slots:,} slots x the factor of this machine's solve "
+                  f"of {game.name} {where}" if where else
+                  f"timed sample of {s.slots:,} slots x a default factor")
+    disk = stored_disk(game, root)
+    per_slot = disk[0] if disk else (s.disk_per_slot if s else DISK_PER_SLOT)
+    share = 1.0
+    if sym:
+        share = s.share if (s is not None and game.symmetry) else canonical_share(game)
+    disk_bytes = int(game.hash_size * share * per_slot)
+    bound = False
+    if method == "tiers":
+        from solver.tier_manager import default_budget
+
+        budget = budget or default_budget()
+        if not plan_memory and seconds > HORIZON:
+            need, bound = budget, True
+        else:
+            need = tier_memory(game, budget, workers)
+            if s is not None:  # the tier list is built now: its cost per tier counts
+                cpu, seconds = timed()
+    else:
+        need = memory_need(game, method)
+    return Estimate(method, int(need), float(seconds), measured, have, disk_bytes, source,
+                    bound, float(cpu))
+
+
+def _methods(game: Game) -> list[str]:
+    """The methods that may apply, without building a tier list (Connect-4 7x7 takes
+    minutes): tiers where the game's class defines them (checked again before a solve)."""
+    from solver.solve import METHODS, _method_module
+
+    out = []
+    for m in METHODS:
+        if m == "tiers":
+            if type(game).tiers is not Game.tiers:
+                out.append(m)
+        elif _method_module(m).applies(game):
+            out.append(m)
+    return out
 
 
 def estimates(game: Game) -> list[Estimate]:
-    """An estimate for every method that applies, in ORDER."""
+    """A plan for every method that applies, in ORDER."""
     from solver.solve import applicable_methods
 
     have = available_memory()
@@ -185,55 +475,174 @@ def estimates(game: Game) -> list[Estimate]:
 
 
 def default_method(game: Game | type[Game]) -> str:
-    """The applicable method with the least assumed time whose memory fits; for a game
-    class (no variant, no sizes) the least assumed time. If nothing fits, the one that
-    needs least memory (the solve then refuses with the numbers)."""
+    """The applicable method whose plan is the fastest among those that fit in memory (a
+    method that does not fit is never the default; a plan past the horizon counts as not
+    fitting unless none is within it). For a game class (no variant, nothing to sample)
+    the fastest by kind. If nothing fits, the one that needs least memory (the solve is
+    then refused with the numbers)."""
     from solver.solve import applicable_methods
-
-    methods = applicable_methods(game)
-
-    def cost(m):
-        return (1 / assumed_rate(game, m), ORDER.index(m))
 
     if isinstance(game, type):
-        return min(methods, key=cost)
+        methods = applicable_methods(game)
+        return min(methods, key=lambda m: (1 / assumed_rate(game, m), ORDER.index(m)))
+    methods = _methods(game)
     have = available_memory()
-    needs = {m: memory_need(game, m) for m in methods}
-    fitting = [m for m in methods if have is None or needs[m] <= FIT * have]
-    if fitting:
-        return min(fitting, key=cost)
-    return min(methods, key=lambda m: (needs[m], cost(m)))
+    plans = {m: estimate(game, m, have, plan_memory=False) for m in methods}
+    while True:
+        ok = [e for e in plans.values() if _fits(e) and e.in_time]
+        if not ok:
+            ok = [e for e in plans.values() if _fits(e)]
+        if ok:
+            best = min(ok, key=lambda e: (e.seconds, ORDER.index(e.method)))
+        else:
+            best = min(plans.values(), key=lambda e: (e.bytes, e.seconds))
+        if best.method != "tiers" or game.tiers() is not None:  # a variant without tiers
+            return best.method
+        del plans["tiers"]
 
 
-def check_fits(game: Game, method: str) -> Estimate:
-    """The estimate of this solve; GsolveError, naming what would fit, if it cannot."""
-    from solver.solve import applicable_methods
+def _fits(e: Estimate, budget: int | None = None) -> bool:
+    """Whether the plan's memory fits: a tiered one within its budget (the tier manager
+    cut its tasks so), every one within what this machine may use."""
+    if e.method == "tiers":
+        from solver.tier_manager import default_budget
 
+        if e.bytes > (budget or default_budget()):
+            return False
+        return e.available is None or e.bytes <= e.available
+    return e.fits
+
+
+def check_solve(game: Game, method: str | None = None, memory: int | None = None,
+                workers: int = 0, no_time_limit: bool = False, root=None) -> Estimate:
+    """The plan of this solve (`method` None: the default); GsolveError, in one line with
+    the plan's figures and an option that would fit per the same plans, when its memory
+    does not fit or (unless `no_time_limit`) it is planned past HORIZON. Builds no tier
+    list and cuts no tasks for a solve that is past the horizon whatever the method, so a
+    hopeless one is refused in seconds."""
     have = available_memory()
-    est = estimate(game, method, have)
-    if est.fits:
-        return est
-    others = [estimate(game, m, have) for m in applicable_methods(game) if m != method]
-    fitting = [e for e in others if e.fits]
-    if fitting:
-        hint = "; " + ", ".join(f"--method {e.method} needs {e.bytes / GIB:,.1f} GiB"
-                                for e in fitting)
+
+    def plan(m, budget=memory, sym=None, planned=no_time_limit):
+        return estimate(game, m, have, budget=budget, workers=workers, root=root,
+                        symmetry=sym, plan_memory=planned)
+
+    cheap = {m: plan(m, planned=False) for m in ([method] if method else _methods(game))}
+    if not no_time_limit and not any(e.in_time for e in cheap.values()):
+        est = cheap[method] if method else min(cheap.values(), key=lambda e: e.seconds)
+        _refuse(game, est, memory, workers, root, have, no_time_limit, too_long=True)
+    method = method or default_method(game)
+    est = plan(method, planned=True) if method == "tiers" else cheap.get(method) or plan(method)
+    too_long = not no_time_limit and not est.in_time
+    if too_long or not _fits(est, memory):
+        _refuse(game, est, memory, workers, root, have, no_time_limit, too_long)
+    return est
+
+
+def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> None:
+    from solver.database import command, group_path
+
+    budget = memory
+    if est.method == "tiers":
+        from solver.tier_manager import default_budget
+
+        budget = memory or default_budget()
+    if too_long and est.bound and game.hash_size <= PLAN_SLOTS:
+        est = estimate(game, est.method, have, budget=budget, workers=workers, root=root)
+    if too_long:
+        # --no-time-limit is named only where it would start the solve
+        why = f"past the {HORIZON / 86400:.0f}-day limit" + (
+            " (--no-time-limit starts it anyway)" if not est.bound and _fits(est, memory)
+            else "" if est.bound else f" and {size(est.bytes)} does not fit in memory")
+    elif est.method == "tiers":
+        why = (f"more than the {'--memory' if memory else 'default'} budget of "
+               f"{size(budget)}")
     else:
-        least = min([est, *others], key=lambda e: e.bytes)
-        hint = (f"; no method fits (the least, {least.method}, needs "
-                f"{least.bytes / GIB:,.1f} GiB)")
-    raise GsolveError(
-        f"{game.describe()} needs about {est.bytes / GIB:,.1f} GiB with {method} "
-        f"({game.hash_size:,} hash slots), more than the {FIT * have / GIB:,.1f} GiB it may "
-        f"use ({FIT:.0%} of {have / GIB:,.1f} GiB available)" + hint)
+        why = (f"more than the {size(FIT * (have or 0))} it may use ({FIT:.0%} of "
+               f"{size(have or 0)} available)")
+    line = (f"{game.describe()} with {est.method} ({game.hash_size:,} hash slots): planned "
+            f"{est.figures()}, {why}")
+    fit = _suggestion(game, est, memory, workers, root, have, no_time_limit)
+    if fit is not None:
+        words, other = fit
+        line += (f"; `gsolve {command(game, group_path(root, game), *words)}` would fit: "
+                 f"{other.figures()}")
+    else:
+        line += "; no method or option fits on this machine"
+    raise GsolveError(line)
+
+
+def _symmetric(game: Game) -> Game:
+    """The same game variant set to solve canonical positions only (kept on the game)."""
+    got = game.__dict__.get("_estimate_symmetric")
+    if got is None:
+        from games import get_game
+        from solver.symmetry import apply
+
+        got = apply(get_game(game.name, game.variant_key), True)
+        game.__dict__["_estimate_symmetric"] = got
+    return got
+
+
+def _suggestion(game, asked, memory, workers, root, have, no_time_limit):
+    """The (option words, plan) that would fit, other than the plan asked for: the method
+    asked for made to fit (--memory, --symmetry) before another method, the fastest first.
+    Each is the plan a solve with those options makes (a --symmetry one samples the
+    canonical game), so the solve it names passes this same check."""
+    from solver.tier_manager import default_budget
+
+    methods = _methods(game)
+    syms = [game.symmetry] + ([True] if game.has_symmetry and not game.symmetry else [])
+    found = []
+    full = default_budget()
+    for sym in syms:
+        for m in methods:
+            words = ["--method", m] if m != asked.method else []
+            words += ["--symmetry"] if sym and not game.symmetry else []
+            opts = {"workers": workers if m == "tiers" else 0, "root": root}
+            cheap = estimate(game, m, have, budget=memory if m == "tiers" else None,
+                             symmetry=sym, plan_memory=False, **opts)
+            if not no_time_limit and not cheap.in_time:
+                continue
+            g = game if sym == game.symmetry else _symmetric(game)
+            if m == "tiers":
+                if g.tiers() is None:
+                    continue
+                budget = memory or full
+                e = estimate(g, m, have, budget=budget, **opts)
+                if memory and not _fits(e, memory) and e.bytes <= full:
+                    gib = math.ceil(e.bytes / GIB * 10) / 10  # a --memory that holds it
+                    budget = int(gib * GIB)
+                    e = estimate(g, m, have, budget=budget, **opts)
+                    words += ["--memory", f"{gib:g}"]
+                if not _fits(e, budget):
+                    continue
+                if workers > 1:
+                    words += ["--workers", str(workers)]
+            else:
+                e = estimate(g, m, have, **opts)
+                if not e.fits:
+                    continue
+            if not words or not (no_time_limit or e.in_time):
+                continue
+            found.append((("--method" in words, len(words), e.seconds, ORDER.index(m)),
+                          words, e))
+    if not found:
+        return None
+    _, words, e = min(found, key=lambda f: f[0])
+    return words, e
 
 
 def long_note(game: Game, est: Estimate) -> str | None:
-    """The line announcing a solve estimated to take more than LONG seconds."""
+    """The line announcing a solve planned to take more than LONG seconds."""
     if est.seconds < LONG:
         return None
-    how = "measured" if est.measured else "assumed"
-    per_second = game.hash_size / est.seconds
+    per_second = game.hash_size / max(est.seconds, 1e-9)
     return (f"{game.describe()} with {est.method}: estimated {duration(est.seconds)} "
-            f"({game.hash_size:,} hash slots at about {per_second:,.0f}/s, {how} speed), "
-            f"{est.bytes / GIB:,.1f} GiB")
+            f"({game.hash_size:,} hash slots at about {per_second:,.0f}/s; {est.source}), "
+            f"{size(est.bytes)} memory, {size(est.disk)} disk")
+
+
+def check_fits(game: Game, method: str) -> Estimate:
+    """The plan of this solve; GsolveError, naming what would fit, if its memory does not
+    fit (time is not limited: `gsolve bench` and the API's solves of one method)."""
+    return check_solve(game, method, no_time_limit=True)

@@ -1,24 +1,20 @@
 """`gsolve plan`: what a tiered solve of a game variant would take, without solving it.
 
-Everything comes from the tier list and from solves already stored on this machine:
-
 * memory: the largest task's working set, the least a worker needs: a loopy tier whole,
   or one store chunk of a loop-free tier, with the child positions it reads. Those are
   measured on a sample: the middle chunk of each of the tiers with the largest child
   tiers is expanded (every position taken as reached, an upper bound) and its children
   grouped into the ranges a task would read (solver/tier_worker.py);
-* speed: hash slots per core-second of the largest tiered database of the same game in
-  the database root (its solve time and threads are in its attributes), else the assumed
-  speed of solver/estimate.py;
-* disk: stored bytes per hash slot of that database (the final value and remoteness
-  arrays; the reach bytes kept while solving compress to less), else an assumption.
+* time and disk: the plan of solver/estimate.py, the one a solve checks and announces:
+  a timed sample of this variant's kernel on this machine, times the factor this
+  machine measured on its largest solve of the game (else a default factor); disk from
+  the chunk files of the largest stored database of the game, else the sample's bytes
+  compressed as the store does. Every applicable method's time and memory is listed too.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from pathlib import Path
 
 from games.base import Game, GsolveError
@@ -27,32 +23,9 @@ from solver.tier_manager import BASE, bytes_per_slot, check_tiers
 from solver.tier_worker import block_bytes
 
 GIB = 1 << 30
-DISK_PER_SLOT = 0.5  # bytes on disk per hash slot when nothing of this game is stored yet
 NODE_CORES, NODE_GIB = 16, 64  # the cluster node a plan is priced in
 DAY = 24.0
 SAMPLES = 6  # tiers sampled: those with the largest child tiers, and the largest tiers
-
-
-def _measured(game: Game, root: Path) -> dict | None:
-    """Speed and disk use of the largest finished tiered database of this game."""
-    best = None
-    base = root / game.name
-    if not base.is_dir():
-        return None
-    for d in base.iterdir():
-        try:
-            attrs = json.loads((d / "zarr.json").read_text()).get("attributes", {})
-        except (OSError, ValueError):
-            continue
-        if (not attrs.get("complete") or attrs.get("method") != "tiers"
-                or not attrs.get("tier_seconds") or not attrs.get("threads")):
-            continue
-        if best is None or attrs["hash_size"] > best["hash_size"]:
-            disk = sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
-            best = {"hash_size": attrs["hash_size"], "variant": attrs.get("variant_key"),
-                    "per_core": attrs["hash_size"] / attrs["tier_seconds"] / attrs["threads"],
-                    "disk_per_slot": disk / attrs["hash_size"]}
-    return best
 
 
 def _sample(game: Game, tier) -> tuple[int, int]:
@@ -105,16 +78,20 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         if ws > largest:
             largest, at = ws, i
     worker = BASE + largest
-    seen = _measured(game, Path(root) if root is not None else default_root())
-    if seen:
-        per_core, rate_from = seen["per_core"], f"measured on {game.name} {seen['variant']}"
-        disk_per_slot = seen["disk_per_slot"]
-    else:
-        from solver.estimate import assumed_rate
+    from solver import estimate
+    from solver.parallel import threads
+    from solver.solve import applicable_methods
 
-        per_core, rate_from = assumed_rate(game, "tiers") / 2, "assumed (nothing stored)"
-        disk_per_slot = DISK_PER_SLOT
-    cpu_hours = game.hash_size / per_core / 3600
+    root = root if root is not None else default_root()
+    est = estimate.estimate(game, "tiers", root=root)
+    cores = threads()
+    per_core = game.hash_size / max(est.seconds * cores, 1e-9)
+    cpu_hours = est.seconds * cores / 3600
+    methods = {}
+    for m in applicable_methods(game):
+        e = est if m == "tiers" else estimate.estimate(game, m, root=root)
+        methods[m] = {"seconds": round(e.seconds, 1), "memory_bytes": int(e.bytes),
+                      "fits": bool(estimate._fits(e)) and e.in_time}
     node_workers = max(1, min(NODE_CORES, int(NODE_GIB * GIB // worker)))
     nodes = max(1, math.ceil(cpu_hours / DAY / NODE_CORES))
     return {
@@ -123,16 +100,22 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "largest_tier": max(t.size for t in tiers),
         "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
         "worker_memory_bytes": int(worker),
-        "disk_bytes": int(game.hash_size * disk_per_slot),
-        "slots_per_core_second": round(per_core), "speed_from": rate_from,
-        "cpu_hours": round(cpu_hours, 2),
+        "disk_bytes": int(est.disk), "seconds": round(est.seconds, 1),
+        "memory_bytes": int(est.bytes), "threads": cores,
+        "slots_per_core_second": round(per_core), "speed_from": est.source,
+        "cpu_hours": round(cpu_hours, 2), "methods": methods,
         "cluster": {"node_cores": NODE_CORES, "node_gib": NODE_GIB,
                     "workers_per_node": node_workers,
                     "nodes_for_one_day": nodes if node_workers >= 1 else None,
                     "fits_one_node": worker <= NODE_GIB * GIB},
-        "this_machine": {"cores": os.cpu_count(),
-                         "days": round(cpu_hours / DAY / (os.cpu_count() or 1), 2)},
+        "this_machine": {"cores": cores, "days": round(est.seconds / 86400, 2)},
     }
+
+
+def duration(seconds: float) -> str:
+    from solver.estimate import duration as words
+
+    return words(seconds)
 
 
 def human(n: float, unit: str = "B") -> str:
@@ -149,11 +132,15 @@ def describe(p: dict) -> str:
         ("hash slots", f"{p['hash_slots']:,} (largest tier {p['largest_tier']:,})"),
         ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']}); "
                          f"a worker needs {human(p['worker_memory_bytes'])}"),
+        ("time", f"{duration(p['seconds'])} on this machine ({p['threads']} threads), "
+                 f"{human(p['memory_bytes'])} memory"),
         ("disk", human(p["disk_bytes"])),
         ("speed", f"{p['slots_per_core_second']:,} hash slots per core-second "
                   f"({p['speed_from']})"),
-        ("CPU time", f"{p['cpu_hours']:,.1f} core-hours; this machine "
-                     f"({p['this_machine']['cores']} cores): {p['this_machine']['days']:,} days"),
+        ("CPU time", f"{p['cpu_hours']:,.2f} core-hours"),
+        ("methods", "; ".join(f"{m} {duration(e['seconds'])}, {human(e['memory_bytes'])}"
+                              + ("" if e["fits"] else " (does not fit)")
+                              for m, e in p["methods"].items())),
         ("cluster", f"{c['nodes_for_one_day']:,} nodes of {c['node_cores']} cores / "
                     f"{c['node_gib']} GiB for a one-day solve, {c['workers_per_node']} "
                     "workers a node" if c["fits_one_node"] else

@@ -113,11 +113,16 @@ def _result(game, path, attrs, reused, **times) -> SolveResult:
 def solve(game: Game, method: str | None = None, root: str | Path | None = None,
           force: bool = False, progress: Progress | None = None,
           wait: bool = False, memory: int | None = None, workers: int = 0,
-          scheduler: str | None = None, symmetry: bool = False) -> SolveResult:
+          scheduler: str | None = None, symmetry: bool = False,
+          no_time_limit: bool = False) -> SolveResult:
     """Solve `game` into the database under `root` unless a sound one is there.
 
     `symmetry`: solve canonical positions only (solver/symmetry.py; also when the game was
     set so already); a database solved with the other setting is solved again.
+
+    Before anything is written, a solve whose plan does not fit in memory, or is past
+    estimate.HORIZON (unless `no_time_limit`), is refused with the plan's figures and an
+    option that would fit (estimate.check_solve).
 
     Holds the variant's one-writer lock throughout (solver.lock): while another process
     solves the same variant this stops with a message naming it, or with `wait` waits."""
@@ -128,14 +133,53 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
         from solver.symmetry import apply
 
         apply(game, True)
+    opts = {"memory": memory, "workers": workers, "scheduler": scheduler}
+    est = None if _solved(group_path(root, game), game, force) else _plan(
+        game, method, root, force, opts, no_time_limit)
     with writer_lock(group_path(root, game), game.describe(), wait,
                      lambda who: progress.update("waiting for", 1, who)):
-        return _solve_locked(game, method, root, force, progress,
-                             {"memory": memory, "workers": workers, "scheduler": scheduler})
+        return _solve_locked(game, est.method if est else method, root, force, progress,
+                             opts, est)
+
+
+def _solved(path, game: Game, force: bool) -> bool:
+    """Whether a finished database of this setting seems to be there (then nothing is
+    planned: it is checked and answered from under the lock)."""
+    import json
+
+    if force or not isinstance(path, Path):
+        return False
+    try:
+        attrs = json.loads((path / "zarr.json").read_text()).get("attributes", {})
+    except (OSError, ValueError):
+        return False
+    return bool(attrs.get("complete")) and bool(attrs.get("symmetry")) == game.symmetry
+
+
+def _plan(game: Game, method: str | None, root, force: bool, opts: dict,
+          no_time_limit: bool):
+    """The method this solve will use and its plan; GsolveError (nothing written) when it
+    cannot finish. Decided as `_solve_locked` decides, without building a tier list where
+    a method is named or the plan is hopeless."""
+    has_tiers = type(game).tiers is not Game.tiers
+    if (opts.get("workers") or opts.get("scheduler")) and method is None and has_tiers:
+        method = "tiers"
+    if method is None and has_tiers and not force and _resumable(group_path(root, game)):
+        method = "tiers"
+    if method is not None:
+        module = _method_module(method)
+        if method != "tiers" and not module.applies(game) or method == "tiers" and not has_tiers:
+            raise GsolveError(module.why_not(game))
+    from solver.tier_manager import default_budget
+
+    workers = opts.get("workers") or 0
+    return estimate.check_solve(game, method, opts.get("memory") or (
+        default_budget() if method == "tiers" else None), workers, no_time_limit, root)
 
 
 def _solve_locked(game: Game, method: str | None, root: str | Path | None, force: bool,
-                  progress: Progress, tier_opts: dict | None = None) -> SolveResult:
+                  progress: Progress, tier_opts: dict | None = None,
+                  est=None) -> SolveResult:
     methods = applicable_methods(game)
     # --memory, --workers, --scheduler: options of the tier manager (solver/tier_manager.py)
     tier_opts = {k: v for k, v in (tier_opts or {}).items() if v}
@@ -164,21 +208,18 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         except DatabaseError:
             if (path / "zarr.json").exists() and not _unfinished(path):
                 raise
-    # the tier manager plans its tasks within the memory budget and refuses by itself
-    if method == "tiers":
-        from solver.tier_manager import default_budget
-
-        est = estimate.estimate(game, method, budget=tier_opts.get("memory") or default_budget())
-    else:
-        est = check_memory(game, method)
+    if est is None or est.method != method:  # (solve() plans before taking the lock)
+        est = estimate.check_solve(game, method, tier_opts.get("memory"),
+                                   tier_opts.get("workers", 0), True, root)
     _announce(game, est, progress)
     started = now()
     t0 = time.perf_counter()
     from solver.tier_manager import on_cluster
 
-    if not on_cluster(tier_opts.get("workers", 0), tier_opts.get("scheduler")):
+    local = not on_cluster(tier_opts.get("workers", 0), tier_opts.get("scheduler"))
+    if local:
         module.warm_up(game)  # (a cluster's workers load their own, as it starts)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), _cpu()
     if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
         # a resumed solve ran only part of the work, a paused one (tests) slept: neither
         # is this machine's speed
@@ -186,8 +227,8 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
             os.environ.get("GSOLVE_TIER_PAUSE", "0") or 0)
         attrs = module.solve_into(game, path, progress, fresh=force, **(tier_opts or {}))
         t2 = time.perf_counter()
-        if whole:
-            estimate.record_speed(game, method, t2 - t1)
+        if whole:  # (a cluster's CPU time is its workers': not measured here)
+            estimate.record_speed(game, method, t2 - t1, _cpu() - c1 if local else None)
         attrs["method"] = method
         result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
                          solve_seconds=t2 - t1)
@@ -195,13 +236,13 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         return result
     rec = module.solve(game, progress)
     t2 = time.perf_counter()
-    estimate.record_speed(game, method, t2 - t1)
     attrs = _summary_attrs(rec, game.start, game.puzzle)
     attrs["solve_seconds"] = round(t2 - t1, 6)
     progress.update("write", 1, str(path))
     write_arrays(path, game, method, started, record_chunks(rec), attrs["max_remoteness"],
                  extra=attrs)
     t3 = time.perf_counter()
+    estimate.record_speed(game, method, t3 - t1, _cpu() - c1)  # the plan includes writing
     attrs["method"] = method
     result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
                      solve_seconds=t2 - t1, write_seconds=t3 - t2)
@@ -210,6 +251,14 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         storage.remove(partial)
         result.extra["removed_partial"] = str(partial)
     return result
+
+
+def _cpu() -> float:
+    """CPU seconds this process (all its threads) has used."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 class _OtherSymmetry(Exception):
