@@ -15,6 +15,9 @@ class Progress:
     def expect(self, seconds: float) -> None:
         """The solve's estimated time (solver/estimate.py), for an ETA."""
 
+    def remaining(self, seconds: float) -> None:
+        """Seconds left, as the solver measures them now (replaces the estimate)."""
+
     def note(self, text: str) -> None:
         """A line worth showing before the work starts (e.g. a long estimate)."""
 
@@ -31,11 +34,11 @@ def eta_text(expected: float | None, elapsed: float) -> str:
     """'about 2.1 h left' from the estimate; past it, say so rather than guess."""
     from solver.estimate import duration
 
-    if expected is None:
+    if expected is None or expected < 1:  # nothing to say about a second's work
         return ""
     if elapsed < expected:
         return f"about {duration(expected - elapsed)} left (estimate)"
-    return f"past the {duration(expected)} estimate"
+    return f"longer than the {duration(expected)} estimate"
 
 
 class LineProgress(Progress):
@@ -93,6 +96,11 @@ class LineProgress(Progress):
     def expect(self, seconds: float) -> None:
         self._expected = seconds
 
+    def remaining(self, seconds: float) -> None:
+        import time
+
+        self._expected = time.monotonic() - self._t0 + seconds
+
     def note(self, text: str) -> None:
         self._write(text)
 
@@ -149,6 +157,11 @@ class RichProgress(Progress):
 
     def expect(self, seconds: float) -> None:
         self._expected = seconds
+
+    def remaining(self, seconds: float) -> None:
+        import time
+
+        self._expected = time.monotonic() - self._t0 + seconds
 
     def note(self, text: str) -> None:
         self._show()

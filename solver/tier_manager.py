@@ -29,7 +29,7 @@ import numpy as np
 from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
 from solver.chunkio import chunk_array, span
-from solver.database import CHUNK, PartialStore, create_array, remoteness_dtype
+from solver.database import CHUNK, PartialStore, create_array, partial_path, remoteness_dtype
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
 from solver.progress import Progress
@@ -656,14 +656,23 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
                 per_task: int, max_task: int | None, workers: int = 0, nodes=None) -> dict:
     """`solve_into` in this process, or on the cluster `nodes` (started by the caller)."""
     cluster = nodes is not None
+
+    def planned(cuts, chunk):
+        most = max_task
+        if most is None and cluster:
+            most = min(MAX_TASK, max(chunk, game.hash_size // (16 * max(2, workers))))
+        p = plan(game, max(1, per_task), cuts, chunk, most, max(2, workers) if cluster else 1)
+        check_budget(game, p, budget, max(1, workers))
+        return p
+
+    # a new store is made only for a plan within the budget: a refusal leaves nothing
+    p = planned(None, CHUNK) if fresh or not (partial_path(path) / "zarr.json").exists() else None
     store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), fresh)
     attrs = store.attrs
     cuts = attrs.get("task_cuts") if store.resumed else None
     chunk = store.value.chunks[0]
-    if max_task is None and cluster:
-        max_task = min(MAX_TASK, max(chunk, game.hash_size // (16 * max(2, workers))))
-    p = plan(game, max(1, per_task), cuts, chunk, max_task, max(2, workers) if cluster else 1)
-    check_budget(game, p, budget, max(1, workers))
+    if p is None or store.resumed or chunk != CHUNK:
+        p = planned(cuts, chunk)
     if REACHED not in store.group:
         create_array(store.group, REACHED, (game.hash_size,), np.uint8, chunk=chunk,
                      scratch=True)
@@ -728,6 +737,7 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
 def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
+    eta = _Eta(p, record)
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
         if phase == "solve":
@@ -763,6 +773,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
             else:  # recorded once its queued writes are in the store
                 writer.submit(record.task, *done)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
+            progress.remaining(eta.done(phase, i))
 
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
@@ -792,8 +803,32 @@ def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dic
 def _rate(done: int, n: int, positions: int, t0: float) -> str:
     dt = time.perf_counter() - t0
     speed = positions / dt if dt > 0 else 0.0
-    eta = dt / done * (n - done) if done else 0.0
-    return f"{done}/{n} tasks, {speed:,.0f} positions/s, ETA {eta:,.0f} s"
+    return f"{done}/{n} tasks, {speed:,.0f} positions/s"
+
+
+LOOPY_SOLVE = 2.0  # a loopy tier's solve (retrograde sweeps) per slot, against a reach
+
+
+class _Eta:
+    """Seconds left of a tiered solve, by the hash slots its tasks have reached and solved
+    so far rather than by tasks (one task may hold most of the hash: Teeko 5x5's last)."""
+
+    def __init__(self, p: Plan, record):
+        self.work = {
+            "reach": {i: float(t.size) for i, t in enumerate(p.tasks)},
+            "solve": {i: float(sum((hi - lo) * (LOOPY_SOLVE if loopy else 1.0)
+                                   for _, lo, hi, loopy in t.pieces) or t.size)
+                      for i, t in enumerate(p.tasks)}}
+        self.left = sum(w for phase, ws in self.work.items() for i, w in ws.items()
+                        if i not in record.done[phase])
+        self.did = 0.0
+        self.t0 = time.perf_counter()
+
+    def done(self, phase: str, i: int) -> float:
+        w = self.work[phase][i]
+        self.did += w
+        self.left = max(0.0, self.left - w)
+        return (time.perf_counter() - self.t0) / max(self.did, 1e-9) * self.left
 
 
 def _summarize(game: Game, store: PartialStore, ntiers: int, ntasks: int,
