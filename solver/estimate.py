@@ -439,8 +439,8 @@ def estimate(game: Game, method: str, available: int | None = None,
         from solver.tier_manager import default_budget
 
         budget = budget or default_budget()
-        if not plan_memory and seconds > HORIZON:
-            need, bound = budget, True
+        if seconds > HORIZON and (not plan_memory or game.hash_size > PLAN_SLOTS):
+            need, bound = budget, True  # (cutting 1e16 slots into tasks takes hours)
         else:
             need = tier_memory(game, budget, workers)
             if s is not None:  # the tier list is built now: its cost per tier counts
@@ -644,5 +644,5 @@ def long_note(game: Game, est: Estimate) -> str | None:
 
 def check_fits(game: Game, method: str) -> Estimate:
     """The plan of this solve; GsolveError, naming what would fit, if its memory does not
-    fit (time is not limited: `gsolve bench` and the API's solves of one method)."""
-    return check_solve(game, method, no_time_limit=True)
+    fit or it is past the horizon (`gsolve bench`)."""
+    return check_solve(game, method)
