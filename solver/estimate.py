@@ -14,8 +14,8 @@ that cannot fit, the announcement of a long one, its ETA and `gsolve plan` agree
   machine measured on its largest solve of this game with this method (any variant;
   stored after each solve of a second or more), else defaults (DEFAULT_FACTOR,
   PARALLEL, fitted on this project's solves on this 2-core machine).
-* Disk: compressed bytes per hash slot of the largest stored database of this game (the
-  chunk files themselves), else the sample's own bytes compressed as the store does.
+* Disk: bytes per visited hash slot of the largest stored database of this game (its
+  chunk files), else DISK_PER_SLOT (fitted on this project's databases).
 
 A solve whose plan is past HORIZON, or whose memory does not fit, is refused before it
 touches the disk, with the figures and the options that would fit (`check_solve`).
@@ -58,7 +58,9 @@ MIN_MEASURED = 1.0  # seconds: shorter solves are mostly overhead, not recorded
 PLAN_SLOTS = 1 << 44  # a tiered plan past the horizon is cut into tasks up to this size
 SAMPLE_SECONDS = 0.2  # the timed sample runs about this long
 SAMPLE_SLOTS = 1024  # hash slots a sampled range holds
-DISK_PER_SLOT = 0.5  # bytes per hash slot when the sample cannot say
+# bytes on disk per visited hash slot where no database of the game is stored: Connect-4
+# 5x5 0.29, 6x5 0.18, Quixo 4x4 0.28 (0.31 with symmetry), Teeko 5x5 0.43 (symmetry)
+DISK_PER_SLOT = 0.3
 GIB = 1 << 30
 
 
@@ -171,7 +173,6 @@ def available_memory() -> int | None:
 class Sample:
     seconds_per_slot: float  # CPU seconds of expanding one hash slot, here
     share: float  # hash slots a solve visits: the canonical ones under symmetry, else all
-    disk_per_slot: float  # the sampled slots' bytes, compressed as the store does
     slots: int  # hash slots sampled
     took: float  # seconds the sample took
 
@@ -201,22 +202,21 @@ def sample(game: Game) -> Sample | None:
     k.forward_far(game.ctx, own, 0, width, 0, width, 0, 0, far, mc, game.scratch_size)
     states, slots, spent, ranges = [], 0, 0.0, 0
     t1 = time.perf_counter()
-    while ranges < 4 or (min(spent, time.perf_counter() - t1) < SAMPLE_SECONDS
-                         and ranges < 256):
+    while ranges < 4 or (spent < SAMPLE_SECONDS and ranges < 256
+                         and time.perf_counter() - t1 < 2 * SAMPLE_SECONDS):
         lo = int(rng.integers(0, max(1, n - width)))
         hi = min(n, lo + width)
         own = np.ones(hi - lo, np.uint8)
         t = time.thread_time()
         k.forward_far(game.ctx, own, lo, hi, lo, hi, 0, 0, far, mc, game.scratch_size)
         spent += time.thread_time() - t
-        states.append((lo, own))
+        states.append(lo)
         slots += hi - lo
         ranges += 1
     share = 1.0
     if game.symmetry:
-        share = canonical_share(game, [lo for lo, _ in states], width)
-    s = Sample(spent / max(1, slots), share, _disk_per_slot([o for _, o in states]), slots,
-               time.perf_counter() - t0)
+        share = canonical_share(game, states, width)
+    s = Sample(spent / max(1, slots), share, slots, time.perf_counter() - t0)
     game.__dict__["_estimate_sample"] = s
     return s
 
@@ -242,19 +242,6 @@ def canonical_share(game: Game, starts: list[int] | None = None, width: int = 25
     share = max(hit, 1) / max(seen, 1)
     game.__dict__["_estimate_share"] = share
     return share
-
-
-def _disk_per_slot(owns: list[np.ndarray]) -> float:
-    """Bytes a hash slot takes in the store (value and remoteness arrays), guessed from the
-    sampled slots' states compressed as the store compresses (solver/database.py)."""
-    try:
-        from numcodecs import Blosc
-
-        data = np.concatenate(owns)
-        codec = Blosc(cname="zstd", clevel=1, shuffle=Blosc.BITSHUFFLE)
-        return 2 * len(codec.encode(data)) / max(1, data.size)
-    except Exception:  # noqa: BLE001
-        return DISK_PER_SLOT
 
 
 # -- what this machine measured ----------------------------------------------------------
@@ -355,7 +342,7 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
 
 def stored_disk(game: Game, root=None) -> tuple[float, str] | None:
     """(bytes per visited hash slot, variant) of the largest finished database of this game
-    under `root` on this machine: its chunk files' sizes over the slots a solve visits."""
+    under `root` on this machine: its files' sizes over the slots its solve visited."""
     from solver.database import default_root
 
     try:
@@ -381,13 +368,9 @@ def stored_disk(game: Game, root=None) -> tuple[float, str] | None:
         disk = sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
     except OSError:
         return None
-    per_slot = disk / n
-    if bool(attrs.get("symmetry")) != game.symmetry and game.has_symmetry:
-        share = canonical_share(game)  # the stored one holds canonical positions only, or all
-        per_slot = per_slot / share if attrs.get("symmetry") else per_slot
-    elif game.symmetry:
-        per_slot /= max(1e-9, canonical_share(game))
-    return per_slot, str(attrs.get("variant_key") or d.name)
+    # a database with symmetry holds the canonical slots only (the rest compress to nothing)
+    visited = n * (canonical_share(game) if attrs.get("symmetry") and game.has_symmetry else 1)
+    return disk / max(1.0, visited), str(attrs.get("variant_key") or d.name)
 
 
 # -- plans -------------------------------------------------------------------------------
@@ -429,7 +412,7 @@ def estimate(game: Game, method: str, available: int | None = None,
                   f"of {game.name} {where}" if where else
                   f"timed sample of {s.slots:,} slots x a default factor")
     disk = stored_disk(game, root)
-    per_slot = disk[0] if disk else (s.disk_per_slot if s else DISK_PER_SLOT)
+    per_slot = disk[0] if disk else DISK_PER_SLOT
     share = 1.0
     if sym:
         share = s.share if (s is not None and game.symmetry) else canonical_share(game)
@@ -445,8 +428,10 @@ def estimate(game: Game, method: str, available: int | None = None,
             need = tier_memory(game, budget, workers)
             if s is not None:  # the tier list is built now: its cost per tier counts
                 cpu, seconds = timed()
-    else:
-        need = memory_need(game, method)
+    else:  # its arrays, and what the process holds besides (interpreter, numba, zarr)
+        from solver.tier_manager import BASE
+
+        need = memory_need(game, method) + BASE
     return Estimate(method, int(need), float(seconds), measured, have, disk_bytes, source,
                     bound, float(cpu))
 
