@@ -15,8 +15,9 @@ class Progress:
     def expect(self, seconds: float) -> None:
         """The solve's estimated time (solver/estimate.py), for an ETA."""
 
-    def remaining(self, seconds: float) -> None:
-        """Seconds left, as the solver measures them now (replaces the estimate)."""
+    def remaining(self, seconds: float, done: float = 1.0) -> None:
+        """Seconds left as the solver measures them, with `done` of the work behind it
+        (replaces the estimate: see `blend`)."""
 
     def note(self, text: str) -> None:
         """A line worth showing before the work starts (e.g. a long estimate)."""
@@ -39,6 +40,17 @@ def eta_text(expected: float | None, elapsed: float) -> str:
     if elapsed < expected:
         return f"about {duration(expected - elapsed)} left (estimate)"
     return f"longer than the {duration(expected)} estimate"
+
+
+def blend(measured: float, done: float, plan: float | None) -> float:
+    """Seconds left: the measured rate's extrapolation, trusted as far as the work it
+    rests on (`done`, 0..1), the rest from the plan's share of the work left. Early tasks
+    are no fair sample of a solve (Connect-4 5x5's first reach tasks run at half the
+    rate of the rest), and a plan is within 2x where the extrapolation of 10% is not."""
+    done = min(1.0, max(0.0, done))
+    if not plan:
+        return measured
+    return done * measured + (1 - done) * plan * (1 - done)
 
 
 class LineProgress(Progress):
@@ -94,12 +106,13 @@ class LineProgress(Progress):
         self._done = done
 
     def expect(self, seconds: float) -> None:
-        self._expected = seconds
+        self._expected = self._plan = seconds
 
-    def remaining(self, seconds: float) -> None:
+    def remaining(self, seconds: float, done: float = 1.0) -> None:
         import time
 
-        self._expected = time.monotonic() - self._t0 + seconds
+        left = blend(seconds, done, getattr(self, "_plan", None))
+        self._expected = time.monotonic() - self._t0 + left
 
     def note(self, text: str) -> None:
         self._write(text)
@@ -156,12 +169,13 @@ class RichProgress(Progress):
                 self._bar.update(self._task, **fields)
 
     def expect(self, seconds: float) -> None:
-        self._expected = seconds
+        self._expected = self._plan = seconds
 
-    def remaining(self, seconds: float) -> None:
+    def remaining(self, seconds: float, done: float = 1.0) -> None:
         import time
 
-        self._expected = time.monotonic() - self._t0 + seconds
+        left = blend(seconds, done, getattr(self, "_plan", None))
+        self._expected = time.monotonic() - self._t0 + left
 
     def note(self, text: str) -> None:
         self._show()

@@ -773,7 +773,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
             else:  # recorded once its queued writes are in the store
                 writer.submit(record.task, *done)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
-            progress.remaining(eta.done(phase, i))
+            progress.remaining(*eta.done(phase, i))
 
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
@@ -824,11 +824,13 @@ class _Eta:
         self.did = 0.0
         self.t0 = time.perf_counter()
 
-    def done(self, phase: str, i: int) -> float:
+    def done(self, phase: str, i: int) -> tuple[float, float]:
+        """(seconds left at the rate so far, share of the work done) after task i."""
         w = self.work[phase][i]
         self.did += w
         self.left = max(0.0, self.left - w)
-        return (time.perf_counter() - self.t0) / max(self.did, 1e-9) * self.left
+        rate = (time.perf_counter() - self.t0) / max(self.did, 1e-9)
+        return rate * self.left, self.did / max(self.did + self.left, 1e-9)
 
 
 def _summarize(game: Game, store: PartialStore, ntiers: int, ntasks: int,

@@ -196,8 +196,9 @@ def test_tiered_eta_counts_slots_not_tasks():
     record = SimpleNamespace(done={"reach": set(), "solve": set()})
     eta = _Eta(SimpleNamespace(tasks=tasks), record)
     eta.t0 -= 1.0  # the small task took a second
-    left = eta.done("reach", 0)
+    left, done = eta.done("reach", 0)
     assert left == pytest.approx(1.0 / 10 * (1000 + 1010), rel=0.05)
+    assert done == pytest.approx(10 / 2020)
 
 
 def test_eta_never_says_zero_seconds():
@@ -293,3 +294,19 @@ def test_tiered_estimate_holds_no_more_than_its_budget():
     budget = (least.bytes + whole.bytes) // 2
     capped = estimate.estimate(game, "tiers", budget=budget)
     assert least.bytes < whole.bytes and capped.bytes <= budget
+
+
+def test_eta_trusts_the_measured_rate_as_far_as_the_work_done():
+    """Early tasks are no fair sample (Connect-4 5x5's first reach tasks run at half the
+    rate of the rest): the ETA weighs the measured extrapolation by the work done, the
+    plan's share of the work left by the rest."""
+    from solver.progress import blend
+
+    assert blend(80.0, 1.0, 40.0) == 80.0 and blend(80.0, 0.3, None) == 80.0
+    assert blend(80.0, 0.0, 40.0) == 40.0
+    assert blend(80.0, 0.5, 40.0) == pytest.approx(0.5 * 80 + 0.5 * 40 * 0.5)
+    p = LineProgress("t", every=60, stream=io.StringIO())
+    p.expect(100.0)
+    p.remaining(50.0, 0.5)
+    assert p._expected - (time.monotonic() - p._t0) == pytest.approx(50.0, abs=1.0)
+    p.close()
