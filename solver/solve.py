@@ -162,7 +162,7 @@ def _plan(game: Game, method: str | None, root, force: bool, opts: dict,
     cannot finish. Decided as `_solve_locked` decides, without building a tier list where
     a method is named or the plan is hopeless."""
     has_tiers = type(game).tiers is not Game.tiers
-    if (opts.get("workers") or opts.get("scheduler")) and method is None and has_tiers:
+    if any(opts.values()) and method is None and has_tiers:  # options of the tiers method
         method = "tiers"
     if method is None and has_tiers and not force and _resumable(group_path(root, game)):
         method = "tiers"
