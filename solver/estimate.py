@@ -58,6 +58,7 @@ MIN_MEASURED = 1.0  # seconds: shorter solves are mostly overhead, not recorded
 PLAN_SLOTS = 1 << 44  # a tiered plan past the horizon is cut into tasks up to this size
 SAMPLE_SECONDS = 0.2  # the timed sample runs about this long
 SAMPLE_SLOTS = 1024  # hash slots a sampled range holds
+SMALL = 1 << 20  # hash slots: a smaller game is not sampled (its solve takes seconds)
 # bytes on disk per visited hash slot where no database of the game is stored: Connect-4
 # 5x5 0.29, 6x5 0.18, Quixo 4x4 0.28 (0.31 with symmetry), Teeko 5x5 0.43 (symmetry)
 DISK_PER_SLOT = 0.3
@@ -187,6 +188,8 @@ def sample(game: Game) -> Sample | None:
     cached = game.__dict__.get("_estimate_sample")
     if cached is not None:
         return cached
+    if game.hash_size <= SMALL:  # seconds at most: not worth a kernel's first compile
+        return None
     t0 = time.perf_counter()
     try:
         from solver.codegen import kernels
@@ -395,7 +398,7 @@ def estimate(game: Game, method: str, available: int | None = None,
     s = sample(game)
     if s is None:
         seconds = game.hash_size / assumed_rate(game, method)
-        cpu, measured, source = seconds, False, "assumed speed (no kernel to sample)"
+        cpu, measured, source = seconds, False, "assumed speed (not sampled: a small game)"
     else:
         base = s.base(game)
         if sym and not game.symmetry:
