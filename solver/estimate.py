@@ -76,6 +76,7 @@ class Estimate:
     source: str = ""  # where the time comes from, in words
     bound: bool = False  # bytes is the budget, not planned (a plan past the horizon)
     cpu: float = 0.0  # planned CPU seconds
+    idle: float = 0.0  # planned wall time on this machine with nothing else running
 
     @property
     def fits(self) -> bool:
@@ -399,6 +400,7 @@ def estimate(game: Game, method: str, available: int | None = None,
     if s is None:
         seconds = game.hash_size / assumed_rate(game, method)
         cpu, measured, source = seconds, False, "assumed speed (not sampled: a small game)"
+        idle = seconds
     else:
         base = s.base(game)
         if sym and not game.symmetry:
@@ -410,6 +412,7 @@ def estimate(game: Game, method: str, available: int | None = None,
             return cpu, cpu / min(parallel, cores_for(threads()))
 
         cpu, seconds = timed()
+        idle = cpu / min(parallel, threads(), os.cpu_count() or 1)
         measured = where is not None
         source = (f"timed sample of {s.slots:,} slots x the factor of this machine's solve "
                   f"of {game.name} {where}" if where else
@@ -431,12 +434,13 @@ def estimate(game: Game, method: str, available: int | None = None,
             need = tier_memory(game, budget, workers)
             if s is not None:  # the tier list is built now: its cost per tier counts
                 cpu, seconds = timed()
+                idle = cpu / min(parallel, threads(), os.cpu_count() or 1)
     else:  # its arrays, and what the process holds besides (interpreter, numba, zarr)
         from solver.tier_manager import BASE
 
         need = memory_need(game, method) + BASE
     return Estimate(method, int(need), float(seconds), measured, have, disk_bytes, source,
-                    bound, float(cpu))
+                    bound, float(cpu), float(idle))
 
 
 def _methods(game: Game) -> list[str]:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 from games.base import Game, GsolveError
@@ -85,8 +86,8 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
     root = root if root is not None else default_root()
     est = estimate.estimate(game, "tiers", root=root)
     cores = threads()
-    per_core = game.hash_size / max(est.seconds * cores, 1e-9)
-    cpu_hours = est.seconds * cores / 3600
+    per_core = game.hash_size / max(est.cpu, 1e-9)
+    cpu_hours = est.cpu / 3600
     methods = {}
     for m in applicable_methods(game):
         e = est if m == "tiers" else estimate.estimate(game, m, root=root)
@@ -101,6 +102,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
         "worker_memory_bytes": int(worker),
         "disk_bytes": int(est.disk), "seconds": round(est.seconds, 1),
+        "idle_seconds": round(est.idle, 1), "load": round(os.getloadavg()[0], 1),
         "memory_bytes": int(est.bytes), "threads": cores,
         "slots_per_core_second": round(per_core), "speed_from": est.source,
         "cpu_hours": round(cpu_hours, 2), "methods": methods,
@@ -132,8 +134,9 @@ def describe(p: dict) -> str:
         ("hash slots", f"{p['hash_slots']:,} (largest tier {p['largest_tier']:,})"),
         ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']}); "
                          f"a worker needs {human(p['worker_memory_bytes'])}"),
-        ("time", f"{duration(p['seconds'])} on this machine ({p['threads']} threads), "
-                 f"{human(p['memory_bytes'])} memory"),
+        ("time", f"{duration(p['seconds'])} on this machine now ({p['threads']} threads, "
+                 f"load {p['load']}; {duration(p['idle_seconds'])} with nothing else "
+                 f"running), {human(p['memory_bytes'])} memory"),
         ("disk", human(p["disk_bytes"])),
         ("speed", f"{p['slots_per_core_second']:,} hash slots per core-second "
                   f"({p['speed_from']})"),
