@@ -63,6 +63,10 @@ def client_for(workers: int, scheduler: str | None, memory: int, game: Game | No
     spawn.pop("MALLOC_TRIM_THRESHOLD_", None)
     dask.config.set({"distributed.nanny.pre-spawn-environ": spawn})
     _fork_workers(game)
+    # a stopped solve leaves at once, without waiting for its workers to close (what
+    # finished is recorded): the semaphores they held are freed by multiprocessing's
+    # resource tracker, which would warn about each at length
+    os.environ.setdefault("PYTHONWARNINGS", "ignore:resource_tracker:UserWarning")
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                            memory_limit=max(1, memory // workers), dashboard_address=":0",
                            env=env, silence_logs=logging.ERROR)  # gsolve reports itself

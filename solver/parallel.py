@@ -1,8 +1,16 @@
-"""Run a nogil kernel over a hash range in blocks on a thread pool, summing its counts."""
+"""Run a nogil kernel over a hash range in blocks on a thread pool, summing its counts.
+
+Kernels called from the main thread always run on the pool, even with one thread: the
+main thread then waits on a future, where Python runs its signal handlers, so SIGTERM and
+Ctrl-C stop a solve at once (solver/cli.py ends the process once the solve has recorded
+what it finished). A nopython call in the main thread would hold them off until it
+returned: minutes, on a large tier.
+"""
 
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 _pool: ThreadPoolExecutor | None = None
@@ -26,6 +34,19 @@ def _executor() -> ThreadPoolExecutor:
     return _pool
 
 
+def _inline() -> bool:
+    """Whether a kernel call runs in the calling thread: a pool thread's (waiting on the
+    pool from inside it could deadlock), never the main thread's."""
+    return threading.current_thread() is not threading.main_thread()
+
+
+def call(kernel, *args):
+    """kernel(*args), on the pool when called from the main thread (see the module)."""
+    if _inline():
+        return kernel(*args)
+    return _executor().submit(kernel, *args).result()
+
+
 def blocks(lo: int, hi: int, min_block: int = 1 << 14) -> list[tuple[int, int]]:
     """The blocks [a, b) that cover [lo, hi) for the pool: 8 per thread, or 4M slots each
     where that makes more, none under `min_block` slots."""
@@ -39,7 +60,7 @@ def blocks(lo: int, hi: int, min_block: int = 1 << 14) -> list[tuple[int, int]]:
 
 def run_each(kernel, calls: list[tuple]) -> list:
     """[kernel(*args) for args in calls], side by side on the pool."""
-    if threads() == 1 or len(calls) == 1:
+    if _inline() and (threads() == 1 or len(calls) == 1):
         return [kernel(*args) for args in calls]
     futures = [_executor().submit(kernel, *args) for args in calls]
     return [f.result() for f in futures]
@@ -52,11 +73,11 @@ def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
 
     `progress.fraction(x)` hears how much of the range is done, when given."""
     if hi - lo <= min_block:
-        return int(kernel(*first_args, lo, hi, *rest))
+        return int(call(kernel, *first_args, lo, hi, *rest))
     bounds = blocks(lo, hi, min_block)
     if descending:
         bounds.reverse()
-    if threads() == 1:
+    if threads() == 1 and _inline():
         total = 0
         for i, (a, b) in enumerate(bounds):
             total += int(kernel(*first_args, a, b, *rest))
