@@ -549,6 +549,10 @@ class PartialStore:
             del self.group["remoteness"]
             storage.move(self.path / "remoteness-fit", self.path / "remoteness")
         self.group.update_attributes({**attrs, "finished": now()})
+        for name in ARRAYS:  # chunk files a killed run left half-written (solver/chunkio.py)
+            if not storage.is_url(self.path):
+                for stray in (self.path / name / "c").glob("*.partial"):
+                    stray.unlink(missing_ok=True)
         seal(self.path, self.group, self.game)
         self.group.attrs["complete"] = True
         _swap_in(self.path, self.final)

@@ -737,7 +737,8 @@ def _recheck(store: PartialStore, p: Plan, record: Record) -> None:
 
     group = ChunkGroup(store.group, (REACHED, "value", "remoteness"))
     for phase, i in record.recent:
-        if i not in record.done[phase] or i >= len(p.tasks):
+        if i >= len(p.tasks) or i not in record.done[phase] or (
+                phase == "reach" and i in record.done["solve"]):  # its bytes are spent
             continue
         task = p.tasks[i]
         for name in (REACHED,) if phase == "reach" else ("value", "remoteness"):
