@@ -11,7 +11,9 @@ user error answers 400 with {"error": "..."}. Flask (werkzeug's threaded server)
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 import threading
 from pathlib import Path
 
@@ -142,6 +144,35 @@ def create_app(db=None) -> Flask:
     return app
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port; a host that does not resolve or is not this
+    machine's, or a port in use or not allowed, is a GsolveError of one line. (werkzeug
+    would print two lines of its own and exit 1 instead.)"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+    try:
+        addr = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM,
+                                  socket.IPPROTO_TCP)[0][4]
+    except (socket.gaierror, UnicodeError) as e:
+        why = e.strerror if isinstance(e, socket.gaierror) else "not a valid name"
+        raise GsolveError(f"cannot listen on {where}: --host '{host}' is not a host name or "
+                          f"address of this machine ({why})") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server does
+        sock.bind(addr)
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        hint = {errno.EADDRINUSE: ": another program uses that port; choose another "
+                                  "--port (0 picks a free one)",
+                errno.EADDRNOTAVAIL: f": {host} is not an address of this machine",
+                errno.EACCES: ": ports below 1024 need privileges; choose another --port",
+                }.get(e.errno, "")
+        raise GsolveError(f"cannot listen on {where}: {e.strerror or e}{hint}") from None
+    return sock
+
+
 def make_server(db, host: str, port: int):
     """The app on a threaded werkzeug server, quiet per request, keep-alive."""
     from werkzeug.serving import WSGIRequestHandler
@@ -153,16 +184,21 @@ def make_server(db, host: str, port: int):
         def log_request(self, *args, **kwargs):
             pass
 
-    return werkzeug_server(host, port, create_app(db), threaded=True, request_handler=Handler)
+    sock = listen(host, port)
+    try:  # werkzeug serves a duplicate of the socket's descriptor
+        server = werkzeug_server(host, port, create_app(db), threaded=True,
+                                 request_handler=Handler, fd=sock.fileno())
+    finally:
+        sock.close()
+    server.server_port = server.port  # the port bound (0 picks one), as http.server names it
+    return server
 
 
 def serve(db, host: str = "127.0.0.1", port: int = 8000) -> None:
-    try:
-        server = make_server(db, host, port)
-    except OSError as e:
-        raise GsolveError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    server = make_server(db, host, port)
     root = server.app.config["databases"].root
-    print(f"gsolve serve: http://{host}:{server.server_port}/  (databases in {root}; "
+    shown = f"[{host}]" if ":" in host else host
+    print(f"gsolve serve: http://{shown}:{server.server_port}/  (databases in {root}; "
           "Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()

@@ -192,3 +192,56 @@ def test_viewer_in_chromium(browser, url, tmp_path):
     assert "tictactoe position" in page.text_content("#error")
     assert not errors
     page.close()
+
+
+# -- issue 23: a port in use, a bad host: one line, exit 2 --------------------------------
+def serve_cli(*args):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=os.getcwd()))
+
+
+def test_port_in_use_is_one_line_exit_2(db):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = serve_cli("--db", str(db), "--port", str(port))
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert f"gsolve: error: cannot listen on 127.0.0.1:{port}: Address already in use" \
+        in r.stderr and "--port" in r.stderr
+
+
+@pytest.mark.parametrize("host,needle", [
+    ("999.1.1.1", "--host '999.1.1.1' is not a host name or address of this machine"),
+    ("192.0.2.1", "192.0.2.1 is not an address of this machine"),  # TEST-NET-1, not ours
+])
+def test_bad_host_is_one_line_exit_2(db, host, needle):
+    r = serve_cli("--db", str(db), "--host", host, "--port", "0")
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith(f"gsolve: error: cannot listen on {host}:0") and needle in r.stderr
+
+
+def test_make_server_port_0_answers_on_a_free_port(db):
+    import urllib.request
+
+    server = make_server(db, "127.0.0.1", 0)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    try:
+        assert server.server_port > 0 and server.socket.getsockname()[1] == server.server_port
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/api/games",
+                                    timeout=30) as r:
+            assert r.status == 200 and {g["game"] for g in json.load(r)} == {"tictactoe",
+                                                                              "hexapawn"}
+    finally:
+        server.shutdown()
+        server.server_close()
