@@ -178,3 +178,102 @@ def test_bad_thread_count_is_one_line(db, capsys, monkeypatch):
     monkeypatch.setenv("GSOLVE_THREADS", "abc")
     code, _, err = run(capsys, "hanoi", "--method", "bottomup", "--db", str(db))
     assert code == 2 and "GSOLVE_THREADS" in err and len(err.strip().splitlines()) == 1
+
+
+# -- issue 23: user mistakes that ended as exit 1, a late failure, or nothing at all -------
+def one_error_line(err: str) -> str:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("gsolve: error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://host", "tcp://host:99999",
+                                     "http://host:8786", ":8786", "host:port"])
+def test_scheduler_that_is_no_address_is_refused_before_connecting(db, capsys, address):
+    code, out, err = run(capsys, "tictactoe", "--method", "tiers", "--scheduler", address,
+                         "--db", str(db))
+    assert code == 2
+    line = one_error_line(err)
+    assert f"'{address}' is not a Dask scheduler address" in line
+    assert "tcp://HOST:PORT" in line
+    assert not (db / "tictactoe").exists()  # nothing was started
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "scheduler-host:8786",
+                                     "tls://[::1]:8786", "inproc://10.0.0.5/123/1"])
+def test_scheduler_address_forms_accepted(address):
+    from solver.cli import _scheduler_address
+
+    assert _scheduler_address(None, None, address) == address
+
+
+def test_scheduler_and_workers_exclude_each_other(db, capsys):
+    code, _, err = run(capsys, "tictactoe", "--method", "tiers", "--scheduler",
+                       "tcp://127.0.0.1:9", "--workers", "2", "--db", str(db))
+    assert code == 2
+    line = one_error_line(err)
+    assert "--scheduler and --workers exclude each other" in line
+    assert not (db / "tictactoe").exists()
+
+
+@pytest.mark.parametrize("name,value", [
+    ("GSOLVE_PROGRESS_SECONDS", "abc"),
+    ("GSOLVE_PROGRESS_SECONDS", "nan"),
+    ("GSOLVE_PROGRESS_SECONDS", "-1"),
+    ("GSOLVE_TIER_PAUSE", "soon"),
+    ("GSOLVE_THREADS", "1.5"),
+    ("GSOLVE_THREADS", "0"),
+])
+def test_bad_numeric_settings_are_one_line_exit_2(db, capsys, monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    code, out, err = run(capsys, "hanoi", "--method", "bottomup", "--db", str(db))
+    assert code == 2 and out == ""
+    assert f"{name}='{value}' is not" in one_error_line(err)
+    assert not (db / "hanoi").exists()
+
+
+def test_numeric_settings_read_alike(monkeypatch):
+    """One reader for every numeric GSOLVE_* setting, also where the API reads it."""
+    from games.base import GsolveError
+    from solver.env import env_number
+    from solver.parallel import threads
+    from solver.progress import LineProgress
+
+    monkeypatch.setenv("GSOLVE_PROGRESS_SECONDS", "abc")
+    with pytest.raises(GsolveError, match="GSOLVE_PROGRESS_SECONDS='abc'"):
+        LineProgress("t")
+    monkeypatch.setenv("GSOLVE_PROGRESS_SECONDS", " 2.5 ")
+    p = LineProgress("t")
+    p.close()
+    assert p._every == 2.5
+    monkeypatch.setenv("GSOLVE_THREADS", "x")
+    with pytest.raises(GsolveError, match="GSOLVE_THREADS='x' is not a positive whole"):
+        threads()
+    monkeypatch.setenv("GSOLVE_THREADS", "3")
+    assert threads() == 3
+    monkeypatch.setenv("GSOLVE_X", "")
+    assert env_number("GSOLVE_X", 7) == 7
+    monkeypatch.setenv("GSOLVE_X", "1e400")
+    with pytest.raises(GsolveError):
+        env_number("GSOLVE_X", 7)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["learn", "hexapawn", "--games", "20", "--brain", "{tmp}/missing/dir/x.json"],
+     "missing/dir does not exist"),
+    (["learn", "hexapawn", "--games", "20", "--brain", "{tmp}"], "is a folder, not a file"),
+    (["learn", "hexapawn", "--games", "20", "--plot", "{tmp}/nodir/curve.png"],
+     "nodir does not exist"),
+    (["play", "hexapawn", "--opponent", "learner", "--brain", "{tmp}/no/b.json"],
+     "no does not exist"),
+    (["analyze", "hexapawn", "--plot", "{tmp}/no/a.png"], "no does not exist"),
+])
+def test_output_file_checked_before_the_work(db, capsys, tmp_path, args, needle):
+    code, out, _ = run(capsys, "hexapawn", "--db", str(db))
+    assert code == 0
+    code, out, err = run(capsys, *(a.format(tmp=tmp_path) for a in args), "--db", str(db))
+    assert code == 2
+    assert needle in one_error_line(err)
+    assert out == ""  # refused before any game was played or counted
