@@ -6,13 +6,18 @@
     POST /api/query  {"game", "variant", "positions": [...]}   a JSON list, one per position
 
 A position left out is the start; `variant` is `k=v,...` (empty or `default` for none). A
-user error answers 400 with {"error": "..."}. Flask (werkzeug's threaded server).
+user error (a bad game, variant or position, no database) answers 400 with {"error": "..."};
+a damaged database (a chunk lost or failing its checksum since the server opened it) 500
+with {"error": "...", "damaged": true}; a database being written by a solve now 503. A
+database solved again or repaired while the server runs is opened again. Flask (werkzeug's
+threaded server).
 """
 
 from __future__ import annotations
 
 import errno
 import json
+import os
 import socket
 import threading
 from pathlib import Path
@@ -21,6 +26,7 @@ from flask import Flask, Response, request, send_from_directory
 
 from games.base import GsolveError
 from solver.api import Solved
+from solver.database import DamagedDatabase
 
 STATIC = Path(__file__).with_name("static")
 
@@ -30,34 +36,106 @@ def _json(obj, status: int = 200) -> Response:
     return Response(json.dumps(obj), status=status, mimetype="application/json")
 
 
+class Busy(GsolveError):
+    """The database is being written now (a solve, or the swap that ends it): 503."""
+
+
+def _stamp(path) -> tuple[int, int, int] | None:
+    """What changes when a database is solved again or repaired in place: its group's
+    zarr.json (a new folder is swapped in; attributes such as `finished` are rewritten)."""
+    try:
+        st = os.stat(Path(path) / "zarr.json")
+    except (OSError, TypeError):
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+class Opened:
+    """One open database, read under its own lock (its chunk cache is not thread-safe),
+    and the stamp of its zarr.json when it was opened."""
+
+    def __init__(self, solved: Solved):
+        self.solved = solved
+        self.lock = threading.Lock()
+        self.stamp = _stamp(solved.db.path)
+
+
 class Databases:
-    """Open databases by (game, variant), each opened once and read under its own lock
-    (the database's chunk cache is not thread-safe)."""
+    """Open databases by (game, variant), each opened once and kept while its zarr.json
+    stays the same: a database solved again (`--force`) or repaired while the server runs
+    is opened again. A damaged one (a chunk lost or failing its checksum) is opened again
+    once before the request fails with DamagedDatabase (500), in case it was repaired."""
 
     def __init__(self, root):
         from solver.database import default_root
 
         self.root = Path(root) if root is not None else default_root()
-        self._open: dict[tuple[str, str], tuple[Solved, threading.Lock]] = {}
+        self._open: dict[tuple[str, str], Opened] = {}
+        self._games: dict[tuple[str, str], object] = {}
         self._lock = threading.Lock()
 
-    def get(self, game: str, variant: str | None) -> tuple[Solved, threading.Lock]:
-        key = (game, "" if variant in (None, "", "default") else variant)
-        got = self._open.get(key)
-        if got is None:
-            with self._lock:
-                got = self._open.get(key)
-                if got is None:
-                    from games import get_game
+    @staticmethod
+    def key(game: str, variant: str | None) -> tuple[str, str]:
+        return game, "" if variant in (None, "", "default") else variant
 
-                    got = (Solved(get_game(game, key[1] or None), self.root), threading.Lock())
-                    self._open[key] = got
+    def get(self, game: str, variant: str | None) -> Opened:
+        key = self.key(game, variant)
+        got = self._open.get(key)
+        if got is not None and _stamp(got.solved.db.path) == got.stamp:
+            return got
+        with self._lock:
+            now = self._open.get(key)
+            if now is not None and now is not got:  # another thread opened it meanwhile
+                return now
+            self._open.pop(key, None)
+            got = Opened(self._solved(*key))
+            self._open[key] = got
         return got
 
+    def game(self, game: str, variant: str | None):
+        """The Game of a request (a bad name or variant: GsolveError), made once."""
+        from games import get_game
+
+        key = self.key(game, variant)
+        g = self._games.get(key)
+        if g is None:
+            g = self._games[key] = get_game(key[0], key[1] or None)
+        return g
+
+    def _solved(self, game: str, variant: str) -> Solved:
+        from solver.database import DamagedDatabase, DatabaseError, group_path
+        from solver.lock import running_writer
+
+        g = self.game(game, variant)
+        try:
+            return Solved(g, self.root)
+        except DamagedDatabase:
+            raise
+        except DatabaseError as e:
+            if running_writer(group_path(self.root, g)) is not None:
+                raise Busy(str(e)) from None
+            raise
+
+    def forget(self, game: str, variant: str | None, opened: Opened) -> None:
+        with self._lock:
+            if self._open.get(self.key(game, variant)) is opened:
+                del self._open[self.key(game, variant)]
+
     def query(self, game: str, variant: str | None, position: str | None) -> dict:
-        solved, lock = self.get(game, variant)
-        with lock:
-            return solved.query(position or None).to_dict()
+        def ask(opened: Opened) -> dict:
+            try:
+                with opened.lock:
+                    return opened.solved.query(position or None).to_dict()
+            except DamagedDatabase:
+                self.forget(game, variant, opened)  # opened afresh next time
+                raise
+
+        if position:  # a bad position is the request's fault, whatever the database's state
+            self.game(game, variant).from_string(position)
+        try:
+            return ask(self.get(game, variant))
+        except DamagedDatabase:  # opened again: it may have been repaired meanwhile
+            return ask(self.get(game, variant))
 
     def solved_games(self) -> list[dict]:
         """Every complete database under the root, with what the viewer needs to know."""
@@ -133,12 +211,20 @@ def create_app(db=None) -> Flask:
         for p in body["positions"]:
             try:
                 out.append(dbs.query(body["game"], body.get("variant"), p))
+            except (DamagedDatabase, Busy):
+                raise  # the database's fault, not this position's: the whole request fails
             except GsolveError as e:
                 out.append({"position": p, "error": str(e)})
         return _json(out)
 
     @app.errorhandler(GsolveError)
     def user_error(e):
+        if isinstance(e, DamagedDatabase):  # the server's data, not the request
+            return _json({"error": str(e), "damaged": True}, 500)
+        if isinstance(e, Busy):
+            r = _json({"error": str(e)}, 503)
+            r.headers["Retry-After"] = "10"
+            return r
         return _json({"error": str(e)}, 400)
 
     return app
