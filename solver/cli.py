@@ -512,6 +512,50 @@ def serve(db, port, host):
     run_serve(db, host, port)
 
 
+@cli.command(short_help="Remove what unfinished solves left (.partial folders).")
+@click.argument("game", required=False)
+@variant_option
+@db_option
+@click.option("--dry-run", "-n", is_flag=True, help="List what would go; remove nothing.")
+def clean(game, variant, db, dry_run):
+    """Remove what unfinished solves left under the database root: <variant>.partial
+    (an interrupted tiered solve), <variant>.partial-<pid> and <variant>.old-<pid>; of
+    GAME only when named (of one variant with -V). Never the folders of a solve running
+    now. One line per folder (path, what it is, size) and a total."""
+    from solver.clean import clean as run_clean
+    from solver.clean import human
+    from solver.database import default_root
+    from solver.storage import location
+
+    key = None
+    if game is not None:
+        from games import get_game
+
+        g = get_game(game, variant)  # an unknown game or variant: one line, exit 2
+        key = g.variant_key if variant else None
+    elif variant:
+        raise click.UsageError("--variant needs a GAME: gsolve clean GAME -V KEY=VAL")
+    root = location(db) if db is not None else default_root()
+    found = run_clean(root, game, key, dry_run)
+    for item in found:
+        click.echo(item.line(dry_run))
+    if not found:
+        click.echo(f"nothing to clean under {root}")
+        return
+    gone = [i for i in found if i.action == "remove"]
+    back = [i for i in found if i.action == "restore"]
+    kept = [i for i in found if i.action == "keep"]
+    verb = "would remove" if dry_run else "removed"
+    parts = [f"{verb} {len(gone)} folder{'s' * (len(gone) != 1)}, "
+             f"{human(sum(i.size for i in gone))}"]
+    if back:
+        parts.append(f"{'would put back' if dry_run else 'put back'} {len(back)} database"
+                     f"{'s' * (len(back) != 1)}")
+    if kept:
+        parts.append(f"kept {len(kept)} ({human(sum(i.size for i in kept))})")
+    click.echo("total: " + "; ".join(parts))
+
+
 @cli.command(name="list")
 @json_option
 def list_games(as_json):

@@ -277,3 +277,105 @@ def test_output_file_checked_before_the_work(db, capsys, tmp_path, args, needle)
     assert code == 2
     assert needle in one_error_line(err)
     assert out == ""  # refused before any game was played or counted
+
+
+# -- gsolve clean: what unfinished solves left ---------------------------------------------
+def dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def leftover(src, name):
+    """A copy of the database folder `src` named `name` beside it: what a solve leaves."""
+    import shutil
+
+    dst = src.with_name(name)
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_clean_removes_leftovers_and_keeps_the_database(solved_db, capsys):
+    db = solved_db
+    assert run(capsys, "hexapawn", "--db", str(db))[0] == 0
+    ttt = db / "tictactoe" / "default"
+    pid = dead_pid()
+    stale = [leftover(ttt, "default.partial"), leftover(ttt, f"default.partial-{pid}"),
+             leftover(ttt, f"default.old-{pid}"),
+             leftover(db / "hexapawn" / "width=3,height=3", "width=4,height=4.partial")]
+    foreign = db / "notagame" / "x.partial"
+    foreign.mkdir(parents=True)
+    code, out, err = run(capsys, "clean", "--dry-run", "--db", str(db))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert len(lines) == len(stale) + 1
+    for path, line in zip(sorted(stale), lines, strict=False):
+        assert line.startswith("would remove") and str(path) in line
+        assert line.endswith("KiB")
+    assert "unfinished tiers solve" in lines[2] and f"pid {pid}" in lines[1]
+    assert lines[-1].startswith("total: would remove 4 folders, ")
+    assert all(p.exists() for p in stale)  # a dry run removes nothing
+    code, out, err = run(capsys, "clean", "--db", str(db))
+    assert code == 0 and err == ""
+    assert [x.split()[0] for x in out.splitlines()] == ["removed"] * 4 + ["total:"]
+    assert out.splitlines()[-1].startswith("total: removed 4 folders, ")
+    assert not any(p.exists() for p in stale)
+    assert foreign.exists()  # not a game's folder: never looked at
+    assert sorted(os.listdir(db / "tictactoe")) == ["default", "default.lock"]
+    code, out, _ = run(capsys, "query", "tictactoe", "--db", str(db))
+    assert code == 0 and out.startswith("---/---/---  tie in 9")
+    assert run(capsys, "clean", "--db", str(db))[1] == f"nothing to clean under {db}\n"
+
+
+def test_clean_never_touches_a_running_solve(solved_db, capsys):
+    from solver.lock import writer_lock
+
+    ttt = solved_db / "tictactoe" / "default"
+    partial = leftover(ttt, "default.partial")
+    with writer_lock(ttt, "tic-tac-toe"):  # a solve of this variant holds the lock now
+        code, out, _ = run(capsys, "clean", "tictactoe", "--db", str(solved_db))
+    assert code == 0 and partial.exists()
+    assert out.splitlines()[0].startswith(f"kept           {partial}")
+    assert f"being solved now by pid {os.getpid()}" in out
+    # a solve whose lock file names a live process (e.g. on its way out): kept as well
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        ttt.with_name("default.lock").write_text(str(sleeper.pid))
+        code, out, _ = run(capsys, "clean", "--db", str(solved_db))
+        assert code == 0 and partial.exists()
+        assert f"being solved now by pid {sleeper.pid}" in out
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    code, out, _ = run(capsys, "clean", "--db", str(solved_db))
+    assert code == 0 and not partial.exists() and out.startswith("removed")
+
+
+def test_clean_puts_back_a_database_whose_swap_was_cut_short(solved_db, capsys):
+    import shutil
+
+    ttt = solved_db / "tictactoe" / "default"
+    old = leftover(ttt, f"default.old-{dead_pid()}")
+    shutil.rmtree(ttt)  # killed between the two renames of its swap
+    code, out, _ = run(capsys, "clean", "tictactoe", "--db", str(solved_db))
+    assert code == 0 and out.startswith(f"restored       {old}")
+    assert "total: removed 0 folders, 0 B; put back 1 database" in out
+    assert ttt.exists() and not old.exists()
+    assert run(capsys, "query", "tictactoe", "--db", str(solved_db))[0] == 0
+
+
+def test_clean_of_one_game_and_variant(db, capsys):
+    assert run(capsys, "hexapawn", "--db", str(db))[0] == 0
+    assert run(capsys, "tictactoe", "--db", str(db))[0] == 0
+    hexa = db / "hexapawn" / "width=3,height=3"
+    mine = leftover(hexa, "width=3,height=3.partial")
+    other = leftover(hexa, "width=4,height=4.partial")
+    ttt = leftover(db / "tictactoe" / "default", "default.partial")
+    code, out, _ = run(capsys, "clean", "hexapawn", "-V", "width=3,height=3", "--db", str(db))
+    assert code == 0 and not mine.exists() and other.exists() and ttt.exists()
+    code, out, _ = run(capsys, "clean", "hexapawn", "--db", str(db))
+    assert code == 0 and not other.exists() and ttt.exists()
+    for args, needle in ((["clean", "nosuch"], "unknown game"),
+                         (["clean", "-V", "width=3"], "--variant needs a GAME")):
+        code, _, err = run(capsys, *args, "--db", str(db))
+        assert code == 2 and needle in one_error_line(err)
