@@ -17,13 +17,11 @@ _pool: ThreadPoolExecutor | None = None
 
 
 def threads() -> int:
-    env = os.environ.get("GSOLVE_THREADS")
-    if env:
-        if not env.strip().isdigit() or int(env) < 1:
-            from games.base import GsolveError
+    from solver.env import threads_setting
 
-            raise GsolveError(f"GSOLVE_THREADS='{env[:20]}' is not a positive whole number")
-        return int(env)
+    n = threads_setting()
+    if n is not None:
+        return n
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
