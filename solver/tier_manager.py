@@ -18,7 +18,6 @@ run again.
 from __future__ import annotations
 
 import bisect
-import os
 import resource
 import time
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
 from solver.chunkio import chunk_array, span, sync_written
 from solver.database import CHUNK, PartialStore, create_array, remoteness_dtype
+from solver.env import tier_pause
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
 from solver.progress import Progress
@@ -371,7 +371,7 @@ class Record:
         self.tiers_done = [t for t in sorted(attrs.get("tiers_done", []))]
         self.small = len(tiers) <= 2000  # the tiers_done list is only kept when short
         self.last = 0.0
-        self.eager = bool(float(os.environ.get("GSOLVE_TIER_PAUSE", "0")))
+        self.eager = bool(tier_pause())
 
     def piece(self, t: int, lo: int, hi: int) -> None:
         self.tiers_left[t] -= hi - lo
@@ -771,7 +771,7 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                progress: Progress, limit: int, cache_bytes: int) -> None:
-    pause = float(os.environ.get("GSOLVE_TIER_PAUSE", "0"))  # lets tests interrupt a solve
+    pause = tier_pause()  # lets tests interrupt a solve
     cache = ChunkCache(cache_bytes)
     writer = None if pause else Writer()  # tests that interrupt a solve write in line
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
