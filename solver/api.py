@@ -16,8 +16,6 @@ from pathlib import Path
 from games import get_game
 from games.base import VALUE_WORDS, Game, PositionError, shown_remoteness
 
-GOODNESS = {"lose": 1, "draw": 2, "tie": 3, "win": 4}
-
 
 @dataclass(frozen=True)
 class Move:

@@ -448,14 +448,6 @@ def _missing_message(path: Location, game: Game) -> str:
             f"`gsolve {command(game, path)}`")
 
 
-def is_complete(root: str | Location | None, game: Game) -> bool:
-    try:
-        Database.open(game, root)
-        return True
-    except DatabaseError:
-        return False
-
-
 class PartialStore:
     """A database being written piece by piece (the tier solver), resumable.
 
@@ -507,18 +499,6 @@ class PartialStore:
         return DatabaseError(
             f"the unfinished solve at {self.path} is damaged ({type(e).__name__}: {e}): "
             f"solve again with `gsolve {command(self.game, self.final)} --force`")
-
-    def save_bytes(self, name: str, data: np.ndarray) -> None:
-        """An auxiliary uint8 array (e.g. reach marks) kept until the store is finished."""
-        arr = create_array(self.group, name, data.shape, np.uint8, chunk=4 * CHUNK,
-                           overwrite=True)
-        arr[:] = data
-
-    def load_bytes(self, name: str) -> np.ndarray:
-        try:
-            return self.group[name][:]
-        except Exception as e:
-            raise self._damaged(e) from None
 
     def write(self, start: int, value: np.ndarray, rem: np.ndarray) -> None:
         self.value[start:start + len(value)] = value
