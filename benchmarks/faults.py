@@ -173,13 +173,17 @@ def main() -> None:
     if sys.argv[1:2] == ["solve"]:
         return _solve(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
+    ap.add_argument("scenarios", nargs="*", metavar="SCENARIO",
+                    help=f"some of {', '.join(SCENARIOS)} (default: all)")
     ap.add_argument("--points", type=int, default=12, help="fault points of each kind")
     ap.add_argument("--timed", type=int, default=8, help="SIGKILL/SIGTERM at random times")
     ap.add_argument("--twice", action="store_true", help="a second fault before the resume")
     args = ap.parse_args()
+    unknown = [s for s in args.scenarios if s not in SCENARIOS]
+    if unknown:
+        ap.error(f"unknown scenario {unknown[0]!r} (scenarios: {', '.join(SCENARIOS)})")
     rows = []
-    for name in args.scenarios:
+    for name in args.scenarios or SCENARIOS:
         got = sweep(name, args.points, args.twice, args.timed)
         verdicts: dict[str, int] = {}
         for o in got:
