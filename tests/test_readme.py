@@ -11,8 +11,8 @@ any text. Commands too slow for a test are listed in SKIP with the reason; their
 is not compared, and nothing after them may depend on them.
 
 Also: the README's command reference names every command and option of `gsolve --help`,
-and its games table gives each game's methods and variant defaults as `gsolve list`
-does.
+its games table gives each game's methods and variant defaults as `gsolve list` does, and
+its Python block runs and gives the values its comments say.
 """
 
 from __future__ import annotations
@@ -213,3 +213,21 @@ def test_games_table_matches_gsolve_list(tmp_path):
             assert f"`{key}={spec['default']}` ({spec['allowed']})" in cells[2], (g["game"], key)
         if not g["variants"]:
             assert cells[2] == "none", g["game"]
+
+
+def test_python_api_example(tmp_path, monkeypatch):
+    """The README's Python block runs as shown (after the quick tour's solve), and gives
+    the values its comments say."""
+    text = README.read_text()
+    start = text.index("```python\n") + len("```python\n")
+    code = text[start:text.index("```", start)]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GSOLVE_DB", raising=False)
+    from solver.cli import main
+
+    assert main(["tictactoe", "--quiet"]) == 0
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    assert (scope["info"].value, scope["info"].remoteness) == ("tie", 6)
+    assert scope["ttt"].lookup(scope["ttt"].hash("X--/-O-/--X")) == ("tie", 6)
+    assert [m.move for m in scope["ttt"].best_moves("X--/-O-/--X")] == ["2", "4", "6", "8"]
