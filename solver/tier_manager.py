@@ -675,6 +675,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
         summary = _solve_into(game, path, progress, fresh, budget, per_task, max_task,
                               workers, nodes)
     except BaseException:  # a stop or an error: what finished is recorded; don't wait
+        nodes.kill()
         nodes.close(wait=False)
         raise
     nodes.close()
