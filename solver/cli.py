@@ -179,6 +179,7 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
             "game": result.game, "variant": result.variant, "method": result.method,
             "database": str(result.path), "reused": result.reused,
             "positions": result.positions, "hash_size": result.hash_size,
+            "symmetry": g.symmetry,  # true: positions and values count canonical ones only
             "values": result.values,
             "start": {"position": g.to_string(g.start), "value": result.start_value,
                       "remoteness": result.start_remoteness},
@@ -194,8 +195,14 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
         click.echo(f"solved {g.name} {g.variant_key} with {result.method} -> {result.path}")
     start = result.start_value + (f" in {result.start_remoteness}"
                                   if result.start_remoteness is not None else "")
+    if g.symmetry:  # the database holds one position of each orbit: say so
+        counted = ("canonical positions", f"{result.positions:,} reachable, one per orbit "
+                   f"(hash space {result.hash_size:,}; gsolve analyze counts all)")
+    else:
+        counted = ("reachable positions", f"{result.positions:,} (hash space "
+                   f"{result.hash_size:,})")
     rows = [
-        ("reachable positions", f"{result.positions:,} (hash space {result.hash_size:,})"),
+        counted,
         ("by value", ", ".join(f"{w} {n:,}" for w, n in result.values.items())),
         ("start", f"{g.to_string(g.start)}  {start}"),
         ("largest remoteness", str(result.max_remoteness)),

@@ -1,0 +1,46 @@
+"""What the commands print, as a user reads it (issue 25's small things): the `--symmetry`
+summary labels canonical counts, `bench` heads bytes per slot and per position,
+`--plot` says the file was written, `gsolve list` tells the truth about Teeko 5x5."""
+
+import json
+
+from solver.cli import main
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def summary_rows(out: str) -> dict[str, str]:
+    """The `  key   value` rows of a solve's summary, by key (keys are words with spaces,
+    padded to 20 characters)."""
+    rows = {}
+    for line in out.splitlines():
+        if line.startswith("  "):
+            rows[line[2:22].strip()] = line[23:]
+    return rows
+
+
+def test_symmetry_summary_labels_canonical_positions(db, capsys):
+    code, out, _ = run(capsys, "tictactoe", "--symmetry", "--db", str(db))
+    rows = summary_rows(out)
+    assert code == 0 and "reachable positions" not in rows
+    assert rows["canonical positions"].startswith("765 reachable, one per orbit (hash space "
+                                                  "6,046")
+    assert rows["by value"] == "win 390, lose 224, tie 151"
+    # reused: the same words
+    code, out, _ = run(capsys, "tictactoe", "--symmetry", "--db", str(db))
+    assert code == 0 and "already solved" in out
+    assert summary_rows(out)["canonical positions"].startswith("765 reachable, one per orbit")
+    code, out, _ = run(capsys, "tictactoe", "--symmetry", "--db", str(db), "--json")
+    obj = json.loads(out)
+    assert obj["symmetry"] is True and obj["positions"] == 765 and obj["hash_size"] == 6046
+    # without symmetry (solved again): all reachable positions, labelled as before
+    code, out, _ = run(capsys, "tictactoe", "--db", str(db))
+    rows = summary_rows(out)
+    assert code == 0 and "canonical positions" not in rows
+    assert rows["reachable positions"] == "5,478 (hash space 6,046)"
+    code, out, _ = run(capsys, "tictactoe", "--db", str(db), "--json")
+    assert json.loads(out)["symmetry"] is False and json.loads(out)["positions"] == 5478
