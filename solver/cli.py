@@ -601,7 +601,8 @@ def list_games(as_json):
 @click.option("--method", "-m", default=None, help="Method to time (default as for solve).")
 @json_option
 def bench(game, variant, method, as_json):
-    """Time a solve in memory: compile/load time, solve time, positions/s, bytes/position."""
+    """Time a solve in memory: compile/load time, solve time, positions/s, bytes per hash
+    slot and per reachable position."""
     from solver.bench import run_benchmark
 
     row = run_benchmark(game, variant, method)

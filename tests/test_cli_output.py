@@ -44,3 +44,18 @@ def test_symmetry_summary_labels_canonical_positions(db, capsys):
     assert rows["reachable positions"] == "5,478 (hash space 6,046)"
     code, out, _ = run(capsys, "tictactoe", "--db", str(db), "--json")
     assert json.loads(out)["symmetry"] is False and json.loads(out)["positions"] == 5478
+
+
+def test_bench_prints_bytes_per_slot_and_per_position(capsys):
+    code, out, _ = run(capsys, "bench", "tictactoe", "--json")
+    row = json.loads(out)
+    assert code == 0 and (row["hash_size"], row["positions"]) == (6046, 5478)
+    peak = row["bytes_per_slot"] * row["hash_size"]  # the peak memory the solve allocated
+    assert peak > 0
+    assert abs(row["bytes_per_position"] * row["positions"] - peak) <= 0.002 * 6046  # rounding
+    assert row["bytes_per_position"] > row["bytes_per_slot"]  # fewer positions than slots
+    code, out, _ = run(capsys, "bench", "tictactoe")
+    header, values = (line.split() for line in out.splitlines())
+    assert code == 0 and header[-2:] == ["bytes/slot", "bytes/pos"]
+    per_slot, per_pos = (float(v) for v in values[-2:])
+    assert per_pos > per_slot > 0
