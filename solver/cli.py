@@ -288,6 +288,7 @@ def analyze(game, variant, db, as_json, paths, plot=None):
         plot_analysis(report, solved, plot)
     if as_json:
         click.echo(json.dumps(report))
+        _wrote(plot, as_json)
         return
     click.echo(f"{g.name} {g.variant_key}: {report['positions']:,} reachable positions")
     if "canonical" in report:
@@ -315,6 +316,13 @@ def analyze(game, variant, db, as_json, paths, plot=None):
             f"{w} {n:,}" for w, n in report["paths"].items()))
     for line in report.get("notes", []):
         click.echo(line)
+    _wrote(plot, as_json)
+
+
+def _wrote(path, as_json: bool) -> None:
+    """Say that a file (a plot) was written: the last line, on stderr under --json."""
+    if path:
+        click.echo(f"wrote {path}", err=as_json)
 
 
 @cli.command()
@@ -496,6 +504,7 @@ def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, r
         click.echo(json.dumps({k: report[k] for k in
                                ("boxes", "perfect_fraction", "won_every_game_after",
                                 "curve")}))
+        _wrote(plot, as_json)
         return
     frac = report["perfect_fraction"]
     click.echo(f"boxes {report['boxes']}; most-weighted move perfect in "
@@ -503,6 +512,7 @@ def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, r
     after = report["won_every_game_after"]
     click.echo("it has not yet won every game of the last ones" if after is None else
                f"won every game after game {after}")
+    _wrote(plot, as_json)
 
 
 @cli.command()

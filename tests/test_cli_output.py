@@ -59,3 +59,27 @@ def test_bench_prints_bytes_per_slot_and_per_position(capsys):
     assert code == 0 and header[-2:] == ["bytes/slot", "bytes/pos"]
     per_slot, per_pos = (float(v) for v in values[-2:])
     assert per_pos > per_slot > 0
+
+
+def test_plot_says_the_file_was_written(db, capsys, tmp_path):
+    assert run(capsys, "hexapawn", "--db", str(db))[0] == 0
+    png = tmp_path / "a.png"
+    code, out, err = run(capsys, "analyze", "hexapawn", "--plot", str(png), "--db", str(db))
+    assert code == 0 and png.stat().st_size > 0
+    assert out.splitlines()[-1] == f"wrote {png}" and out.count("wrote") == 1
+    png.unlink()
+    code, out, err = run(capsys, "analyze", "hexapawn", "--plot", str(png), "--json",
+                         "--db", str(db))
+    assert code == 0 and png.exists()
+    assert json.loads(out)["positions"] == 135  # stdout stays one JSON object
+    assert err.strip() == f"wrote {png}"
+    curve = tmp_path / "curve.png"
+    code, out, err = run(capsys, "learn", "hexapawn", "--games", "20", "--seed", "1",
+                         "--plot", str(curve), "--db", str(db))
+    assert code == 0 and curve.stat().st_size > 0
+    assert out.splitlines()[-1] == f"wrote {curve}"
+    curve.unlink()
+    code, out, err = run(capsys, "learn", "hexapawn", "--games", "20", "--seed", "1",
+                         "--plot", str(curve), "--json", "--db", str(db))
+    assert code == 0 and curve.exists() and err.strip() == f"wrote {curve}"
+    assert all(json.loads(line) for line in out.splitlines())
