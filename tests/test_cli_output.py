@@ -83,3 +83,20 @@ def test_plot_says_the_file_was_written(db, capsys, tmp_path):
                          "--plot", str(curve), "--json", "--db", str(db))
     assert code == 0 and curve.exists() and err.strip() == f"wrote {curve}"
     assert all(json.loads(line) for line in out.splitlines())
+
+
+def test_list_says_how_teeko_5x5_solves(capsys):
+    """It said "too big to solve here", yet `--method tiers --symmetry` solves it in about
+    a minute within 1 GiB (benchmarks/results/2026-11-24-teeko-5x5.md)."""
+    from games import get_game
+    from solver.solve import applicable_methods
+
+    code, out, _ = run(capsys, "list", "--json")
+    rows = {r["game"]: r for r in json.loads(out)}
+    help_ = rows["teeko"]["variants"]["size"]["help"]
+    assert code == 0 and "too big" not in help_
+    assert "--method tiers --symmetry" in help_ and "1 GiB" in help_
+    g = get_game("teeko", "size=5")  # what it names applies to that variant
+    assert "tiers" in applicable_methods(g) and g.has_symmetry
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "too big to solve here" not in out
