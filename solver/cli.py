@@ -179,6 +179,7 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
             "game": result.game, "variant": result.variant, "method": result.method,
             "database": str(result.path), "reused": result.reused,
             "positions": result.positions, "hash_size": result.hash_size,
+            "symmetry": g.symmetry,  # true: positions and values count canonical ones only
             "values": result.values,
             "start": {"position": g.to_string(g.start), "value": result.start_value,
                       "remoteness": result.start_remoteness},
@@ -194,8 +195,14 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
         click.echo(f"solved {g.name} {g.variant_key} with {result.method} -> {result.path}")
     start = result.start_value + (f" in {result.start_remoteness}"
                                   if result.start_remoteness is not None else "")
+    if g.symmetry:  # the database holds one position of each orbit: say so
+        counted = ("canonical positions", f"{result.positions:,} reachable, one per orbit "
+                   f"(hash space {result.hash_size:,}; gsolve analyze counts all)")
+    else:
+        counted = ("reachable positions", f"{result.positions:,} (hash space "
+                   f"{result.hash_size:,})")
     rows = [
-        ("reachable positions", f"{result.positions:,} (hash space {result.hash_size:,})"),
+        counted,
         ("by value", ", ".join(f"{w} {n:,}" for w, n in result.values.items())),
         ("start", f"{g.to_string(g.start)}  {start}"),
         ("largest remoteness", str(result.max_remoteness)),
@@ -281,6 +288,7 @@ def analyze(game, variant, db, as_json, paths, plot=None):
         plot_analysis(report, solved, plot)
     if as_json:
         click.echo(json.dumps(report))
+        _wrote(plot, as_json)
         return
     click.echo(f"{g.name} {g.variant_key}: {report['positions']:,} reachable positions")
     if "canonical" in report:
@@ -308,6 +316,13 @@ def analyze(game, variant, db, as_json, paths, plot=None):
             f"{w} {n:,}" for w, n in report["paths"].items()))
     for line in report.get("notes", []):
         click.echo(line)
+    _wrote(plot, as_json)
+
+
+def _wrote(path, as_json: bool) -> None:
+    """Say that a file (a plot) was written: the last line, on stderr under --json."""
+    if path:
+        click.echo(f"wrote {path}", err=as_json)
 
 
 @cli.command()
@@ -489,6 +504,7 @@ def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, r
         click.echo(json.dumps({k: report[k] for k in
                                ("boxes", "perfect_fraction", "won_every_game_after",
                                 "curve")}))
+        _wrote(plot, as_json)
         return
     frac = report["perfect_fraction"]
     click.echo(f"boxes {report['boxes']}; most-weighted move perfect in "
@@ -496,6 +512,7 @@ def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, r
     after = report["won_every_game_after"]
     click.echo("it has not yet won every game of the last ones" if after is None else
                f"won every game after game {after}")
+    _wrote(plot, as_json)
 
 
 @cli.command()
@@ -594,7 +611,8 @@ def list_games(as_json):
 @click.option("--method", "-m", default=None, help="Method to time (default as for solve).")
 @json_option
 def bench(game, variant, method, as_json):
-    """Time a solve in memory: compile/load time, solve time, positions/s, bytes/position."""
+    """Time a solve in memory: compile/load time, solve time, positions/s, bytes per hash
+    slot and per reachable position."""
     from solver.bench import run_benchmark
 
     row = run_benchmark(game, variant, method)

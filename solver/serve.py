@@ -29,6 +29,9 @@ from solver.api import Solved
 from solver.database import DamagedDatabase
 
 STATIC = Path(__file__).with_name("static")
+# games whose pieces fall to the lowest empty cell of a column: in the viewer a click anywhere
+# in a column plays that column (the move changes one cell, which need not be the one clicked)
+COLUMN_GAMES = frozenset({"connect4"})
 
 
 def _json(obj, status: int = 200) -> Response:
@@ -162,6 +165,7 @@ class Databases:
                 start = attrs.get("start_value")
                 out.append({
                     "game": gdir.name, "title": cls.title, "puzzle": cls.puzzle,
+                    "columns": gdir.name in COLUMN_GAMES,
                     "variant": "" if vdir.name == "default" else vdir.name,
                     "positions": attrs.get("positions"),
                     "start": {"value": start, "remoteness": attrs.get("start_remoteness")},

@@ -83,6 +83,7 @@ def test_errors_and_games(client):
     assert set(games) == {("tictactoe", ""), ("hexapawn", "width=3,height=3")}
     assert games["hexapawn", "width=3,height=3"]["start"] == {"value": "lose",
                                                               "remoteness": 6}
+    assert not any(g["columns"] for g in games.values())  # a click plays one cell's move
     assert client.get("/").status_code == 200
     assert b"app.js" in client.get("/").data
     assert client.get("/static/app.js").status_code == 200
@@ -190,6 +191,75 @@ def test_viewer_in_chromium(browser, url, tmp_path):
     page.press("#position-input", "Enter")
     page.wait_for_function("document.querySelector('#error').textContent !== ''")
     assert "tictactoe position" in page.text_content("#error")
+    assert not errors
+    page.close()
+
+
+# -- issue 25: restart goes to the game's start; Connect-4 plays a column from any cell ----
+def test_restart_goes_to_the_games_start(browser, url):
+    """Not to the position typed in (the history's first), and also from a typed position
+    with no move played yet."""
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "?game=tictactoe")
+    page.wait_for_selector(".move")
+    assert page.is_disabled("#restart")  # at the start already
+    page.fill("#position-input", "X--/-O-/--X")
+    page.press("#position-input", "Enter")
+    page.wait_for_function("document.querySelector('#position').textContent === "
+                           "'X--/-O-/--X'")
+    assert page.is_enabled("#restart")
+    page.click(".move[data-move='3']")
+    page.wait_for_function("document.body.dataset.ply === '1'")
+    page.click("#restart")
+    page.wait_for_function("document.querySelector('#position').textContent === "
+                           "'---/---/---'")
+    assert page.get_attribute("body", "data-ply") == "0"
+    assert len(page.query_selector_all("#chart circle.dot")) == 1
+    assert page.is_disabled("#restart") and page.is_disabled("#undo")
+    page.click("#board .cell[data-cell='0,0']")
+    page.wait_for_function("document.body.dataset.ply === '1'")
+    page.click("#restart")  # within the history that began at the start: no request needed
+    page.wait_for_function("document.body.dataset.ply === '0'")
+    assert page.text_content("#position") == "---/---/---"
+    assert not errors
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def c4_url(tmp_path_factory):
+    root = tmp_path_factory.mktemp("serve-c4") / "db"
+    solver.solve("connect4", db=root)
+    server = make_server(root, "127.0.0.1", 0)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_connect4_click_anywhere_in_a_column_plays_it(browser, c4_url):
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(c4_url + "?game=connect4")
+    page.wait_for_selector(".move")
+    assert page.text_content("#position") == "----/----/----/----"
+    steps = [("0,1", "----/----/----/-X--"),  # the top cell of column 2: X falls to the bottom
+             ("3,1", "----/----/-O--/-X--"),  # its bottom cell, filled: on top of it
+             ("1,3", "----/----/-O--/-X-X"),  # a middle cell of column 4
+             ("1,1", "----/-O--/-O--/-X-X")]  # the cell the piece lands on, as before
+    for ply, (cell, position) in enumerate(steps, 1):
+        page.click(f"#board .cell[data-cell='{cell}']")
+        page.wait_for_function(f"document.body.dataset.ply === '{ply}'")
+        assert page.text_content("#position") == position
+    page.click("#board .cell[data-cell='3,1']")  # column 2 again: its last empty cell
+    page.wait_for_function("document.body.dataset.ply === '5'")
+    assert page.text_content("#position") == "-X--/-O--/-O--/-X-X"
+    page.click("#board .cell[data-cell='2,1']")  # column 2 is full: nothing to play
+    page.wait_for_timeout(300)
+    assert page.get_attribute("body", "data-ply") == "5"
     assert not errors
     page.close()
 
