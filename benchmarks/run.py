@@ -1,8 +1,9 @@
 """Benchmark runner: `python benchmarks/run.py [GAME[:VARIANT[:METHOD]] ...] [--cold]`.
 
 Each case runs `gsolve bench` in a fresh process (so timings include no warm state) and
-prints positions, compile/load seconds, solve seconds, positions per second and bytes per
-position (peak solver memory / hash size). With --cold every case first runs with an empty
+prints positions, compile/load seconds, solve seconds, positions per second, bytes per hash
+slot (peak solver memory / hash size) and bytes per position (the peak / reachable
+positions). With --cold every case first runs with an empty
 kernel cache, to show the one-time compile cost next to the cached load.
 """
 

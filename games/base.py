@@ -54,7 +54,6 @@ import numpy as np
 
 UNDECIDED, LOSE, DRAW, TIE, WIN = 0, 1, 2, 3, 4
 VALUE_WORDS = {UNDECIDED: "undecided", LOSE: "lose", DRAW: "draw", TIE: "tie", WIN: "win"}
-WORD_VALUES = {w: v for v, w in VALUE_WORDS.items()}
 
 
 def shown_remoteness(value: int, remoteness: int, puzzle: bool) -> int | None:

@@ -167,13 +167,6 @@ def _images(sym, a, b):
 
 
 @njit(cache=True, nogil=True)
-def board_images(sym, a, b):
-    """`_images` as a call: a function that needs a board's images once (games/pushing.py)
-    takes them without compiling the unrolled swaps into itself."""
-    return _images(sym, a, b)
-
-
-@njit(cache=True, nogil=True)
 def canonical_masks(sym, a, b):
     """The image of the board (a, b) (one mask per piece type) smallest as the pair (a, b).
     On a generic hash of fixed counts that is the image of smallest hash: type 0's rank

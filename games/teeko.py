@@ -297,7 +297,9 @@ class Teeko(Game):
     title = "Teeko"
     loopy = True
     variants = {
-        "size": Variant(4, 3, 5, "board side (5: the standard game, too big to solve here)"),
+        "size": Variant(4, 3, 5, "board side (5: the standard game, a draw: "
+                                 "--method tiers --symmetry solves it in about a minute "
+                                 "within 1 GiB)"),
         "pieces": Variant(4, 3, 4, "pieces a side; a pattern is a line of them (4: or a square)"),
         "advanced": Variant(0, 0, 1, "1: corners of any square win too (pieces=4)"),
     }

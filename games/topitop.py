@@ -49,7 +49,6 @@ from games.base import LOSE, WIN, Game, PositionError, Variant
 TYPES = ("-", "L", "S", "B", "R", "LS", "SB", "SR", "LB", "LR", "LSB", "LSR")
 PIECES = "LSBR"
 NT = len(TYPES)
-CASTLE = (10, 11)  # LSB (blue castle), LSR (red castle)
 
 
 def _tables(c: int):

@@ -7,6 +7,7 @@ import numpy as np
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.codegen import kernels
 from solver.database import Database
+from solver.parallel import call
 
 ORDER = (4, 1, 3, 2)  # win, lose, tie, draw
 
@@ -71,8 +72,8 @@ def _orbit_sizes(game: Game):
 def count_paths(game: Game) -> dict[str, int]:
     """Distinct move sequences from the start to an end, by the end's value."""
     k = kernels(game.module, "solver.kernels.paths")
-    counts, status = k.count_paths(game.ctx, game.hash_size, game.start, game.max_children,
-                                   game.scratch_size)
+    counts, status = call(k.count_paths, game.ctx, game.hash_size, game.start,
+                          game.max_children, game.scratch_size)
     if status == 1:
         raise GsolveError(f"{game.name} is loopy: its move sequences are endless, so --paths "
                           "does not apply")

@@ -1,4 +1,5 @@
-"""Timing one solve in memory: compile (or cache load) time, solve time, memory."""
+"""Timing one solve in memory: compile (or cache load) time, solve time, memory (the peak
+the solve allocated, per hash slot and per reachable position)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,10 @@ def run_benchmark(game: str, variant: str | None = None, method: str | None = No
         "hash_size": g.hash_size, "positions": positions,
         "compile_seconds": round(t1 - t0, 4), "solve_seconds": round(solve_s, 4),
         "positions_per_second": round(positions / solve_s) if solve_s > 0 else None,
-        "bytes_per_position": round(peak / g.hash_size, 3),
+        # peak memory the solve allocated, per hash slot (unreachable slots included) and
+        # per reachable position
+        "bytes_per_slot": round(peak / g.hash_size, 3),
+        "bytes_per_position": round(peak / positions, 3) if positions else None,
         "peak_rss_growth_mib": round(max(0, rss1 - rss0) / 1024, 1),
     }
 
@@ -71,7 +75,7 @@ def run_benchmark(game: str, variant: str | None = None, method: str | None = No
 COLUMNS = [("game", "game"), ("variant", "variant"), ("method", "method"),
            ("threads", "thr"), ("positions", "positions"), ("compile_seconds", "compile s"),
            ("solve_seconds", "solve s"), ("positions_per_second", "positions/s"),
-           ("bytes_per_position", "bytes/pos")]
+           ("bytes_per_slot", "bytes/slot"), ("bytes_per_position", "bytes/pos")]
 
 
 def format_rows(rows: list[dict]) -> str:

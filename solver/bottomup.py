@@ -25,7 +25,7 @@ from solver.kernels.records import (
     max_record_remoteness,
     record_dtype,
 )
-from solver.parallel import run_blocks
+from solver.parallel import call, run_blocks
 from solver.progress import Progress
 
 TEMPLATE = "solver.kernels.bottomup"
@@ -72,7 +72,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     dtype = record_dtype(game.max_remoteness)
     limit = max_record_remoteness(dtype)
     rec = visit_all(game, dtype, progress)
-    lo, hi = k.visited_bounds(rec)
+    lo, hi = call(k.visited_bounds, rec)
     cap = np.iinfo(dtype).max  # a larger record holds a remoteness past `limit`
 
     def sweeps(kernel, phase, want, *args):
@@ -91,7 +91,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
             if n > 0:
                 i += 1
                 continue
-            i = k.next_sweep(rec, lo, hi, want, i)
+            i = call(k.next_sweep, rec, lo, hi, want, i)
             if i == 0:
                 return
 

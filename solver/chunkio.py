@@ -12,6 +12,9 @@ methods: 0.5 ms a read, 1.5 ms a write, and the stored bytes are the ones zarr w
 
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 
 
@@ -63,16 +66,38 @@ class ChunkArray:
         key = self.meta.encode_chunk_key((c,))
         return f"{self.base}/{key}" if self.base else key
 
-    def read_chunk(self, c: int) -> np.ndarray:
-        """Chunk `c` (its in-bounds part); the fill value where it was never written."""
-        raw = self._get(self._key(c), prototype=self.proto)
-        size = min(self.n, (c + 1) * self.chunk) - c * self.chunk
-        if raw is None:
-            return np.full(size, self.fill, self.dtype)
+    def read_raw(self, c: int):
+        """The stored bytes of chunk `c` (a zarr Buffer), None where there is no file."""
+        return self._get(self._key(c), prototype=self.proto)
+
+    def decode(self, raw, c: int) -> np.ndarray:
+        """Chunk `c`'s in-bounds values from its stored bytes (raising where its checksum
+        fails)."""
         x = raw
         for codec in reversed(self.meta.codecs):
             x = codec._decode_sync(x, self.spec)
-        return x.as_numpy_array()[:size]
+        return x.as_numpy_array()[:min(self.n, (c + 1) * self.chunk) - c * self.chunk]
+
+    def read_chunk(self, c: int) -> np.ndarray:
+        """Chunk `c` (its in-bounds part); the fill value where it was never written."""
+        raw = self.read_raw(c)
+        if raw is None:
+            return np.full(min(self.n, (c + 1) * self.chunk) - c * self.chunk, self.fill,
+                           self.dtype)
+        return self.decode(raw, c)
+
+    def damage(self, c: int) -> str | None:
+        """What is wrong with stored chunk `c` ('missing', or why it does not decode), or
+        None when it reads back."""
+        raw = self.read_raw(c)
+        if raw is None:
+            return "missing"
+        try:
+            self.decode(raw, c)
+        except Exception as e:
+            return ("failing its checksum" if "checksum" in str(e).lower()
+                    else f"unreadable ({type(e).__name__})")
+        return None
 
     def write_chunk(self, c: int, data: np.ndarray) -> None:
         """Store chunk `c` whole from its in-bounds part `data` (padded with the fill value,
@@ -113,6 +138,65 @@ class ChunkArray:
                 self.write_chunk(c, cur)
 
 
+# GSOLVE_FAULT=KIND:N[:ERRNO],... (tests and benchmarks/faults.py): the Nth chunk file
+# write (KIND write: half of its bytes written, then ERRNO) or rename (KIND rename, before
+# it) of this process fails with ERRNO (ENOSPC, EIO...), or the process is SIGKILLed there
+# (KIND kill-write / kill-rename): faults at a known point, on any filesystem.
+FAULT = os.environ.get("GSOLVE_FAULT", "")
+_calls = {"write": 0, "rename": 0}
+
+
+def _fault(kind: str, fd: int | None = None, view=None):
+    """Count this `kind` of step and act on a fault planned for it; returns what is left
+    of `view` to write."""
+    import errno
+    import signal
+
+    _calls[kind] += 1
+    for spec in FAULT.split(","):
+        what, _, rest = spec.partition(":")
+        n, _, code = rest.partition(":")
+        if what.removeprefix("kill-") != kind or not n.isdigit() or int(n) != _calls[kind]:
+            continue
+        if fd is not None:  # a torn write first: half of the bytes
+            os.write(fd, view[:len(view) // 2])
+        if what.startswith("kill-"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        err = getattr(errno, code or "EIO")
+        raise OSError(err, f"{os.strerror(err)} (injected: GSOLVE_FAULT={spec})")
+    return view
+
+
+_written: set[str] = set()  # chunk files written by this process, not yet synced
+_lock = threading.Lock()
+
+
+def sync_written() -> None:
+    """fsync every chunk file this process wrote since the last call, and their folders
+    (the renames): after it, those bytes survive a power cut, so a task is recorded
+    finished only after it (solver/tier_manager.py Record.task)."""
+    with _lock:
+        paths = sorted(_written)
+        _written.clear()
+    folders = set()
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:  # rewritten under another name since, or dropped
+            continue
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        folders.add(os.path.dirname(path))
+    for folder in sorted(folders):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
 def _local_files(store, proto):
     """(get, set) of a writable zarr LocalStore's keys, straight on its files: what its own
     get_sync and set_sync do (a missing file reads as None; a write goes to a temporary file
@@ -120,8 +204,6 @@ def _local_files(store, proto):
     checks: 0.21 against 0.34 ms a chunk write, 0.03 against 0.05 ms a read. None for any
     other store."""
     import contextlib
-    import os
-    import threading
 
     from zarr.storage import LocalStore
 
@@ -148,11 +230,17 @@ def _local_files(store, proto):
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             try:
+                if FAULT:
+                    view = _fault("write", fd, view)
                 while view:
                     view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
+            if FAULT:
+                _fault("rename")
             os.replace(tmp, path)
+            with _lock:
+                _written.add(path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

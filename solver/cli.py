@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import click
@@ -58,11 +59,52 @@ def _db_root(ctx, param, value):
     return value
 
 
+# what distributed.Client takes as an address: [PROTOCOL://]HOST:PORT (tcp when none), or
+# an in-process inproc:// address
+_SCHEDULER = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?"
+                        r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
+                        r":([0-9]{1,5})/?")
+
+
+def _scheduler_address(ctx, param, value):
+    """A Dask scheduler address, refused before any connection is tried when it is not
+    one: `tcp://host:8786`, `host:8786`, `tls://...`; port 1..65535."""
+    if value is None:
+        return value
+    text = value.strip()
+    m = _SCHEDULER.fullmatch(text)
+    if text.startswith("inproc://") or (m and 0 < int(m.group(1)) < 65536):
+        return text
+    raise click.BadParameter(f"'{value}' is not a Dask scheduler address (expected "
+                             "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786)", param=param)
+
+
 def db_option(f):
     return click.option("--db", "db", default=None, metavar="DIR|URL", envvar="GSOLVE_DB",
                         callback=_db_root,
                         help="Database root: a folder or a store URL such as "
                              "s3://bucket/gsolve-db (default ./gsolve-db, or $GSOLVE_DB).")(f)
+
+
+def _output_file(ctx, param, value):
+    """A file gsolve writes at the end of a command (a learner brain, a plot): its folder
+    must exist and be writable now, not only after the work is done."""
+    if value is None:
+        return value
+    from pathlib import Path
+
+    path = Path(value).expanduser()
+    folder = path.parent
+    if path.is_dir():
+        raise click.BadParameter(f"{value} is a folder, not a file", param=param)
+    if not folder.is_dir():
+        what = "is a file" if folder.exists() else "does not exist"
+        raise click.BadParameter(f"cannot write {value}: the folder {folder} {what}",
+                                 param=param)
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists()
+                                                    and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"cannot write {value}: permission denied", param=param)
+    return value
 
 
 def json_option(f):
@@ -98,8 +140,9 @@ def cli():
               help="Tiers: memory budget (default: most of what is available).")
 @click.option("--workers", type=click.IntRange(1), default=None, metavar="N",
               help="Tiers: run tasks on a local Dask cluster of N worker processes.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Tiers: run tasks on a running Dask cluster (e.g. tcp://host:8786).")
+@click.option("--scheduler", default=None, metavar="ADDRESS", callback=_scheduler_address,
+              help="Tiers: run tasks on a running Dask cluster (e.g. tcp://host:8786); "
+                   "not with --workers.")
 @click.option("--symmetry/--no-symmetry", default=False, show_default=True,
               help="Solve canonical positions only (games that declare symmetries); "
                    "every position still answers.")
@@ -113,6 +156,10 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
     from solver.progress import LineProgress, Progress, RichProgress
     from solver.solve import solve as run_solve
 
+    if scheduler is not None and workers is not None:
+        raise click.UsageError("--scheduler and --workers exclude each other: the running "
+                               f"cluster at {scheduler} has its own workers; leave out "
+                               "--workers")
     g = get_game(game, variant)
     if quiet or as_json:
         progress = Progress()
@@ -135,6 +182,7 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
             "game": result.game, "variant": result.variant, "method": result.method,
             "database": str(result.path), "reused": result.reused,
             "positions": result.positions, "hash_size": result.hash_size,
+            "symmetry": g.symmetry,  # true: positions and values count canonical ones only
             "values": result.values,
             "start": {"position": g.to_string(g.start), "value": result.start_value,
                       "remoteness": result.start_remoteness},
@@ -150,8 +198,14 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
         click.echo(f"solved {g.name} {g.variant_key} with {result.method} -> {result.path}")
     start = result.start_value + (f" in {result.start_remoteness}"
                                   if result.start_remoteness is not None else "")
+    if g.symmetry:  # the database holds one position of each orbit: say so
+        counted = ("canonical positions", f"{result.positions:,} reachable, one per orbit "
+                   f"(hash space {result.hash_size:,}; gsolve analyze counts all)")
+    else:
+        counted = ("reachable positions", f"{result.positions:,} (hash space "
+                   f"{result.hash_size:,})")
     rows = [
-        ("reachable positions", f"{result.positions:,} (hash space {result.hash_size:,})"),
+        counted,
         ("by value", ", ".join(f"{w} {n:,}" for w, n in result.values.items())),
         ("start", f"{g.to_string(g.start)}  {start}"),
         ("largest remoteness", str(result.max_remoteness)),
@@ -217,7 +271,7 @@ def query(game, positions, variant, db, as_json):
 @json_option
 @click.option("--paths", is_flag=True,
               help="Also count move sequences from the start to each kind of end.")
-@click.option("--plot", "plot", default=None, metavar="FILE.png",
+@click.option("--plot", "plot", default=None, metavar="FILE.png", callback=_output_file,
               help="Also draw positions by remoteness and value (and the start's moves).")
 def analyze(game, variant, db, as_json, paths, plot=None):
     """Reachable positions by value and by remoteness, the start, the longest game."""
@@ -237,6 +291,7 @@ def analyze(game, variant, db, as_json, paths, plot=None):
         plot_analysis(report, solved, plot)
     if as_json:
         click.echo(json.dumps(report))
+        _wrote(plot, as_json)
         return
     click.echo(f"{g.name} {g.variant_key}: {report['positions']:,} reachable positions")
     if "canonical" in report:
@@ -264,6 +319,13 @@ def analyze(game, variant, db, as_json, paths, plot=None):
             f"{w} {n:,}" for w, n in report["paths"].items()))
     for line in report.get("notes", []):
         click.echo(line)
+    _wrote(plot, as_json)
+
+
+def _wrote(path, as_json: bool) -> None:
+    """Say that a file (a plot) was written: the last line, on stderr under --json."""
+    if path:
+        click.echo(f"wrote {path}", err=as_json)
 
 
 @cli.command()
@@ -370,7 +432,7 @@ def check(game, variant, samples, as_json):
 @click.option("--opponent", type=click.Choice(["perfect", "random", "learner"]),
               default="perfect", show_default=True, help="The computer's player.")
 @click.option("--seed", type=int, default=None, help="Seed of the computer's choices.")
-@click.option("--brain", default=None, metavar="FILE",
+@click.option("--brain", default=None, metavar="FILE", callback=_output_file,
               help="The learner's matchboxes (--opponent learner): read, and updated "
                    "after the game.")
 @click.option("--from", "start", default=None, metavar="POSITION",
@@ -400,7 +462,7 @@ def play(game, variant, db, as_, opponent, seed, brain, start, hints, max_plies,
 @click.option("--as", "as_", type=click.Choice(["first", "second"]), default="second",
               show_default=True, help="The learner's side (Hexapawn's black is second).")
 @click.option("--seed", type=int, default=None)
-@click.option("--brain", default=None, metavar="FILE",
+@click.option("--brain", default=None, metavar="FILE", callback=_output_file,
               help="Start from these matchboxes and save them at the end.")
 @click.option("--block", type=click.IntRange(1), default=10, show_default=True,
               help="Games per row of the learning curve.")
@@ -408,7 +470,8 @@ def play(game, variant, db, as_, opponent, seed, brain, start, hints, max_plies,
               help="Beads per move in a new matchbox.")
 @click.option("--reward", type=click.IntRange(0), default=1, show_default=True,
               help="Beads added to each move of a won game (0: Gardner's punishment only).")
-@click.option("--plot", default=None, metavar="FILE.png", help="Draw the learning curve.")
+@click.option("--plot", default=None, metavar="FILE.png", callback=_output_file,
+              help="Draw the learning curve.")
 @json_option
 def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, reward, plot,
           as_json):
@@ -444,6 +507,7 @@ def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, r
         click.echo(json.dumps({k: report[k] for k in
                                ("boxes", "perfect_fraction", "won_every_game_after",
                                 "curve")}))
+        _wrote(plot, as_json)
         return
     frac = report["perfect_fraction"]
     click.echo(f"boxes {report['boxes']}; most-weighted move perfect in "
@@ -451,6 +515,7 @@ def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, r
     after = report["won_every_game_after"]
     click.echo("it has not yet won every game of the last ones" if after is None else
                f"won every game after game {after}")
+    _wrote(plot, as_json)
 
 
 @cli.command()
@@ -465,6 +530,50 @@ def serve(db, port, host):
     from solver.serve import serve as run_serve
 
     run_serve(db, host, port)
+
+
+@cli.command(short_help="Remove what unfinished solves left (.partial folders).")
+@click.argument("game", required=False)
+@variant_option
+@db_option
+@click.option("--dry-run", "-n", is_flag=True, help="List what would go; remove nothing.")
+def clean(game, variant, db, dry_run):
+    """Remove what unfinished solves left under the database root: <variant>.partial
+    (an interrupted tiered solve), <variant>.partial-<pid> and <variant>.old-<pid>; of
+    GAME only when named (of one variant with -V). Never the folders of a solve running
+    now. One line per folder (path, what it is, size) and a total."""
+    from solver.clean import clean as run_clean
+    from solver.clean import human
+    from solver.database import default_root
+    from solver.storage import location
+
+    key = None
+    if game is not None:
+        from games import get_game
+
+        g = get_game(game, variant)  # an unknown game or variant: one line, exit 2
+        key = g.variant_key if variant else None
+    elif variant:
+        raise click.UsageError("--variant needs a GAME: gsolve clean GAME -V KEY=VAL")
+    root = location(db) if db is not None else default_root()
+    found = run_clean(root, game, key, dry_run)
+    for item in found:
+        click.echo(item.line(dry_run))
+    if not found:
+        click.echo(f"nothing to clean under {root}")
+        return
+    gone = [i for i in found if i.action == "remove"]
+    back = [i for i in found if i.action == "restore"]
+    kept = [i for i in found if i.action == "keep"]
+    verb = "would remove" if dry_run else "removed"
+    parts = [f"{verb} {len(gone)} folder{'s' * (len(gone) != 1)}, "
+             f"{human(sum(i.size for i in gone))}"]
+    if back:
+        parts.append(f"{'would put back' if dry_run else 'put back'} {len(back)} database"
+                     f"{'s' * (len(back) != 1)}")
+    if kept:
+        parts.append(f"kept {len(kept)} ({human(sum(i.size for i in kept))})")
+    click.echo("total: " + "; ".join(parts))
 
 
 @cli.command(name="list")
@@ -505,7 +614,8 @@ def list_games(as_json):
 @click.option("--method", "-m", default=None, help="Method to time (default as for solve).")
 @json_option
 def bench(game, variant, method, as_json):
-    """Time a solve in memory: compile/load time, solve time, positions/s, bytes/position."""
+    """Time a solve in memory: compile/load time, solve time, positions/s, bytes per hash
+    slot and per reachable position."""
     from solver.bench import run_benchmark
 
     row = run_benchmark(game, variant, method)
@@ -549,11 +659,11 @@ def error(text) -> None:
 
 def _check_environment() -> None:
     """Settings from the environment fail here, as one line, not deep inside a solve."""
+    from solver.env import check_all
     from solver.estimate import available_memory
-    from solver.parallel import threads
 
-    threads()
-    available_memory()
+    check_all()  # GSOLVE_THREADS, GSOLVE_PROGRESS_SECONDS, GSOLVE_TIER_PAUSE
+    available_memory()  # GSOLVE_MEMORY
 
 
 class Terminated(BaseException):

@@ -21,6 +21,7 @@ interrupted cluster solve resume like a local one.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -63,6 +64,10 @@ def client_for(workers: int, scheduler: str | None, memory: int, game: Game | No
     spawn.pop("MALLOC_TRIM_THRESHOLD_", None)
     dask.config.set({"distributed.nanny.pre-spawn-environ": spawn})
     _fork_workers(game)
+    # a stopped solve leaves at once, without waiting for its workers to close (what
+    # finished is recorded): the semaphores they held are freed by multiprocessing's
+    # resource tracker, which would warn about each at length
+    os.environ.setdefault("PYTHONWARNINGS", "ignore:resource_tracker:UserWarning")
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                            memory_limit=max(1, memory // workers), dashboard_address=":0",
                            env=env, silence_logs=logging.ERROR)  # gsolve reports itself
@@ -122,14 +127,28 @@ class Cluster:
             raise self.error
         return self.client
 
+    def kill(self) -> None:
+        """End a LocalCluster's worker processes at once (a stopped solve: what finished is
+        recorded, and a worker left to notice the lost scheduler lingers for seconds)."""
+        import signal
+
+        if self.cluster is None or self._start.is_alive():
+            return
+        for nanny in list(getattr(self.cluster, "workers", {}).values()):
+            proc = getattr(getattr(nanny, "process", None), "process", None)
+            pid = getattr(proc, "pid", None)
+            if pid:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
     def close(self, wait: bool = True) -> None:
         """Close the client and the cluster it started (on a thread unless `wait`)."""
         import threading
 
         if self._closing is None:
-            self._start.join()
 
             def stop():
+                self._start.join()  # here, not in the caller: a stop never waits on it
                 if self.client is not None:
                     self.client.close()
                 if self.cluster is not None:

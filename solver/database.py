@@ -139,10 +139,34 @@ def _runs(idx: list[int]) -> list[list[int]]:
     return out
 
 
-def seal(path: Location, group, names: tuple[str, ...] = ARRAYS) -> None:
+DIGESTS = "digests"  # the array of chunk digests (see chunk_digest)
+
+
+def chunk_digest(game: Game, name: str, c: int, crc: bytes) -> int:
+    """A chunk file's digest: the crc32c its codec stored (its last 4 bytes, over its
+    compressed data) bound to its game, variant, array and index, so a chunk file moved,
+    swapped or copied from another database fails the record although its own checksum
+    holds. Never 0 (0 records that no file was written)."""
+    import google_crc32c  # zarr's own crc32c
+
+    where = f"{game.name}/{game.variant_key}/{name}/{c}:".encode()
+    return int(google_crc32c.value(where + bytes(crc))) or 1
+
+
+def seal(path: Location, group, game: Game, names: tuple[str, ...] = ARRAYS) -> None:
     """Record which chunk files each array has (zarr writes no file for a chunk of zeros),
-    so that a chunk file lost later is noticed on open."""
-    group.attrs["chunks"] = {n: _runs(present_chunks(path / n)) for n in names}
+    so that a chunk file lost later is noticed on open, and each one's digest (the array
+    DIGESTS, names x chunks), so one that is not where it was written is noticed on read."""
+    present = {n: present_chunks(path / n) for n in names}
+    nchunks = -(-group[names[0]].shape[0] // group[names[0]].chunks[0])
+    digests = np.zeros(len(names) * nchunks, np.uint32)
+    for k, n in enumerate(names):
+        for c in present[n]:
+            crc = storage.tail_bytes(path / n / "c" / str(c), 4)
+            digests[k * nchunks + c] = chunk_digest(game, n, c, crc)
+    create_array(group, DIGESTS, digests.shape, np.uint32, overwrite=True)[:] = digests
+    group.update_attributes({"chunks": {n: _runs(present[n]) for n in names},
+                             "digests": True})
 
 
 def chunk_damage(path: Location, attrs: dict, chunk: int,
@@ -201,7 +225,7 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
         }
         attrs.update(extra or {})
         group.update_attributes(attrs)  # one metadata write, not one a key
-        seal(tmp, group)
+        seal(tmp, group, game)
         group.attrs["complete"] = True
     except BaseException:
         storage.remove(tmp)
@@ -258,6 +282,18 @@ class Database:
                                 f"which {game.name} no longer declares")
         self._chunk = self.value_array.chunks[0]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.digests = None  # chunk digests, names x chunks (older databases have none)
+        if attrs.get("digests"):
+            try:
+                self.digests = group[DIGESTS][:].reshape(len(ARRAYS), -1)
+            except Exception as e:
+                raise self.damaged(f"its chunk digests do not read ({type(e).__name__})"
+                                   ) from None
+            if self.digests.shape[1] != self.nchunks:
+                raise self.damaged("its chunk digests do not match its size")
+        from solver.chunkio import chunk_array
+
+        self._chunked = [chunk_array(self.value_array), chunk_array(self.remoteness_array)]
         self.problems = self._cheap_problems()
         if check and self.problems:
             kind, text, _ = self.problems[0]
@@ -308,15 +344,36 @@ class Database:
         DatabaseError naming the chunk."""
         a, b = c * self._chunk, min((c + 1) * self._chunk, self.game.hash_size)
         out = []
-        for name, arr in (("value", self.value_array), ("remoteness", self.remoteness_array)):
+        for k, (name, arr) in enumerate(zip(ARRAYS, self._chunked, strict=True)):
             try:
-                out.append(arr[a:b])
+                out.append(self._read_bound(k, name, arr, c) if hasattr(arr, "read_raw")
+                           else arr[a:b])
+            except DamagedDatabase:
+                raise
             except Exception as e:
                 what = ("failing its checksum" if "checksum" in str(e)
                         else f"unreadable ({type(e).__name__}: {e})")
                 raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
                                                    what), c) from None
         return out[0], out[1]
+
+    def _read_bound(self, k: int, name: str, arr, c: int) -> np.ndarray:
+        """Chunk `c` of array ARRAYS[k], checked against its digest when there is one."""
+        raw = arr.read_raw(c)
+        if self.digests is not None:
+            want = int(self.digests[k, c])
+            got = 0 if raw is None else chunk_digest(
+                self.game, name, c, raw.as_numpy_array()[-4:].tobytes())
+            if got != want:
+                what = ("missing" if raw is None else
+                        "not the chunk solved there (moved, swapped or copied from another "
+                        "database)")
+                raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
+                                                   what), c)
+        if raw is None:
+            return np.zeros(min(self.game.hash_size, (c + 1) * self._chunk) - c * self._chunk,
+                            arr.dtype)
+        return arr.decode(raw, c)
 
     def _block(self, c: int) -> tuple[np.ndarray, np.ndarray]:
         got = self._cache.get(c)
@@ -355,13 +412,18 @@ class Database:
         import google_crc32c  # zarr's own crc32c
 
         n = self.game.hash_size
-        for name in ARRAYS:
+        for k, name in enumerate(ARRAYS):
             for c in present_chunks(self.path / name):
                 data = (self.path / name / "c" / str(c)).read_bytes()
                 crc = np.uint32(google_crc32c.value(data[:-4])).tobytes()
                 if len(data) < 4 or crc != data[-4:]:
                     raise self.damaged(_describe_chunk(name, c, self._chunk, n,
                                                        "failing its checksum"), c)
+                if (self.digests is not None
+                        and chunk_digest(self.game, name, c, crc) != self.digests[k, c]):
+                    raise self.damaged(_describe_chunk(
+                        name, c, self._chunk, n, "not the chunk solved there (moved, swapped "
+                        "or copied from another database)"), c)
 
 
 def _missing_message(path: Location, game: Game) -> str:
@@ -386,19 +448,11 @@ def _missing_message(path: Location, game: Game) -> str:
             check_solve(game, "tiers", root=path.parent.parent)
         except GsolveError as e:
             return (f"unfinished solve of {game.describe()} at {partial}{done}, which cannot "
-                    f"be resumed here ({e}); remove that folder to drop it")
+                    f"be resumed here ({e}); `gsolve clean {command(game, path)}` removes it")
         return (f"unfinished solve of {game.describe()} at {partial}{done}: rerun "
                 f"`gsolve {command(game, path, '--method', 'tiers')}` to resume it")
     return (f"no database for {game.describe()} at {path}: solve it first with "
             f"`gsolve {command(game, path)}`")
-
-
-def is_complete(root: str | Location | None, game: Game) -> bool:
-    try:
-        Database.open(game, root)
-        return True
-    except DatabaseError:
-        return False
 
 
 class PartialStore:
@@ -453,18 +507,6 @@ class PartialStore:
             f"the unfinished solve at {self.path} is damaged ({type(e).__name__}: {e}): "
             f"solve again with `gsolve {command(self.game, self.final)} --force`")
 
-    def save_bytes(self, name: str, data: np.ndarray) -> None:
-        """An auxiliary uint8 array (e.g. reach marks) kept until the store is finished."""
-        arr = create_array(self.group, name, data.shape, np.uint8, chunk=4 * CHUNK,
-                           overwrite=True)
-        arr[:] = data
-
-    def load_bytes(self, name: str) -> np.ndarray:
-        try:
-            return self.group[name][:]
-        except Exception as e:
-            raise self._damaged(e) from None
-
     def write(self, start: int, value: np.ndarray, rem: np.ndarray) -> None:
         self.value[start:start + len(value)] = value
         self.remoteness[start:start + len(rem)] = rem.astype(self.remoteness.dtype, copy=False)
@@ -494,6 +536,10 @@ class PartialStore:
             del self.group["remoteness"]
             storage.move(self.path / "remoteness-fit", self.path / "remoteness")
         self.group.update_attributes({**attrs, "finished": now()})
-        seal(self.path, self.group)
+        for name in ARRAYS:  # chunk files a killed run left half-written (solver/chunkio.py)
+            if not storage.is_url(self.path):
+                for stray in (self.path / name / "c").glob("*.partial"):
+                    stray.unlink(missing_ok=True)
+        seal(self.path, self.group, self.game)
         self.group.attrs["complete"] = True
         _swap_in(self.path, self.final)

@@ -11,6 +11,7 @@ import numpy as np
 from games.base import Game, GsolveError
 from solver.codegen import kernels
 from solver.kernels.records import record_dtype
+from solver.parallel import call
 from solver.progress import Progress
 
 TEMPLATE = "solver.kernels.dfs"
@@ -37,8 +38,8 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     k = kernels(game.module, TEMPLATE)
     rec = np.zeros(game.hash_size, record_dtype(game.max_remoteness))
     progress.update("dfs", 1, "depth-first from the start")
-    solved, cycle = k.dfs(game.ctx, rec, game.start, game.max_children, game.scratch_size,
-                          game.puzzle)
+    solved, cycle = call(k.dfs, game.ctx, rec, game.start, game.max_children,
+                         game.scratch_size, game.puzzle)
     if cycle >= 0:
         raise GsolveError(
             f"{game.name} is loopy: position '{game.to_string(int(cycle))}' can repeat, so "

@@ -1,21 +1,27 @@
-"""Run a nogil kernel over a hash range in blocks on a thread pool, summing its counts."""
+"""Run a nogil kernel over a hash range in blocks on a thread pool, summing its counts.
+
+Kernels called from the main thread always run on the pool, even with one thread: the
+main thread then waits on a future, where Python runs its signal handlers, so SIGTERM and
+Ctrl-C stop a solve at once (solver/cli.py ends the process once the solve has recorded
+what it finished). A nopython call in the main thread would hold them off until it
+returned: minutes, on a large tier.
+"""
 
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 _pool: ThreadPoolExecutor | None = None
 
 
 def threads() -> int:
-    env = os.environ.get("GSOLVE_THREADS")
-    if env:
-        if not env.strip().isdigit() or int(env) < 1:
-            from games.base import GsolveError
+    from solver.env import threads_setting
 
-            raise GsolveError(f"GSOLVE_THREADS='{env[:20]}' is not a positive whole number")
-        return int(env)
+    n = threads_setting()
+    if n is not None:
+        return n
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
@@ -24,6 +30,19 @@ def _executor() -> ThreadPoolExecutor:
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=threads(), thread_name_prefix="gsolve")
     return _pool
+
+
+def _inline() -> bool:
+    """Whether a kernel call runs in the calling thread: a pool thread's (waiting on the
+    pool from inside it could deadlock), never the main thread's."""
+    return threading.current_thread() is not threading.main_thread()
+
+
+def call(kernel, *args):
+    """kernel(*args), on the pool when called from the main thread (see the module)."""
+    if _inline():
+        return kernel(*args)
+    return _executor().submit(kernel, *args).result()
 
 
 def blocks(lo: int, hi: int, min_block: int = 1 << 14) -> list[tuple[int, int]]:
@@ -39,7 +58,7 @@ def blocks(lo: int, hi: int, min_block: int = 1 << 14) -> list[tuple[int, int]]:
 
 def run_each(kernel, calls: list[tuple]) -> list:
     """[kernel(*args) for args in calls], side by side on the pool."""
-    if threads() == 1 or len(calls) == 1:
+    if _inline() and (threads() == 1 or len(calls) == 1):
         return [kernel(*args) for args in calls]
     futures = [_executor().submit(kernel, *args) for args in calls]
     return [f.result() for f in futures]
@@ -52,11 +71,11 @@ def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
 
     `progress.fraction(x)` hears how much of the range is done, when given."""
     if hi - lo <= min_block:
-        return int(kernel(*first_args, lo, hi, *rest))
+        return int(call(kernel, *first_args, lo, hi, *rest))
     bounds = blocks(lo, hi, min_block)
     if descending:
         bounds.reverse()
-    if threads() == 1:
+    if threads() == 1 and _inline():
         total = 0
         for i, (a, b) in enumerate(bounds):
             total += int(kernel(*first_args, a, b, *rest))

@@ -59,17 +59,13 @@ class LineProgress(Progress):
     silent. Nothing is printed for work shorter than `every`."""
 
     def __init__(self, title: str, every: float | None = None, stream=None):
-        import os
         import sys
         import threading
         import time
 
-        env = os.environ.get("GSOLVE_PROGRESS_SECONDS", "")
-        try:
-            self._every = float(env) if every is None and env else (every or 10.0)
-        except ValueError:
-            self._every = 10.0
-        self._every = max(0.05, self._every)
+        from solver.env import progress_seconds
+
+        self._every = max(0.05, progress_seconds() if every is None else every)
         self._stream = stream or sys.stderr
         self._title, self._state, self._done = title, "starting", None
         self._expected: float | None = None

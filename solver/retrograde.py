@@ -18,7 +18,7 @@ from solver.kernels.records import (
     max_record_remoteness,
     record_dtype,
 )
-from solver.parallel import run_blocks
+from solver.parallel import call, run_blocks
 from solver.progress import Progress
 
 TEMPLATE = "solver.kernels.retrograde"
@@ -61,7 +61,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     dtype = record_dtype(game.max_remoteness)
     rec = bottomup.visit_all(game, dtype, progress)
-    lo, hi = b.visited_bounds(rec)
+    lo, hi = call(b.visited_bounds, rec)
     counts = np.zeros(game.hash_size, _counter_dtype(game))
     nedges = run_blocks(k.count_children, (ctx, rec, counts), lo, hi, mc, ss)
     progress.update("count", 1, f"{nedges:,} moves between undecided positions")
@@ -72,12 +72,12 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
     else:
         offsets = np.zeros(game.hash_size + 1, np.int64)
         edges = np.empty(nedges, np.int64)
-        k.reverse_edges(ctx, rec, offsets, edges, mc, ss)
+        call(k.reverse_edges, ctx, rec, offsets, edges, mc, ss)
         max_parents = int(np.diff(offsets).max()) if game.hash_size else 1
         progress.update("reverse edges", 1, f"{nedges:,} edges")
     limit = max_record_remoteness(dtype)
-    top = k.propagate(ctx, rec, counts, game.has_parents, offsets, edges, max(1, max_parents),
-                      ss, game.puzzle, limit)
+    top = call(k.propagate, ctx, rec, counts, game.has_parents, offsets, edges,
+               max(1, max_parents), ss, game.puzzle, limit)
     if top < 0:
         raise GsolveError(f"remoteness passed {limit}: raise the game's max_remoteness")
     run_blocks(b.fill_undecided, (rec,), lo, hi, LOSE if game.puzzle else DRAW)

@@ -6,12 +6,19 @@
     POST /api/query  {"game", "variant", "positions": [...]}   a JSON list, one per position
 
 A position left out is the start; `variant` is `k=v,...` (empty or `default` for none). A
-user error answers 400 with {"error": "..."}. Flask (werkzeug's threaded server).
+user error (a bad game, variant or position, no database) answers 400 with {"error": "..."};
+a damaged database (a chunk lost or failing its checksum since the server opened it) 500
+with {"error": "...", "damaged": true}; a database being written by a solve now 503. A
+database solved again or repaired while the server runs is opened again. Flask (werkzeug's
+threaded server).
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import socket
 import threading
 from pathlib import Path
 
@@ -19,8 +26,12 @@ from flask import Flask, Response, request, send_from_directory
 
 from games.base import GsolveError
 from solver.api import Solved
+from solver.database import DamagedDatabase
 
 STATIC = Path(__file__).with_name("static")
+# games whose pieces fall to the lowest empty cell of a column: in the viewer a click anywhere
+# in a column plays that column (the move changes one cell, which need not be the one clicked)
+COLUMN_GAMES = frozenset({"connect4"})
 
 
 def _json(obj, status: int = 200) -> Response:
@@ -28,34 +39,106 @@ def _json(obj, status: int = 200) -> Response:
     return Response(json.dumps(obj), status=status, mimetype="application/json")
 
 
+class Busy(GsolveError):
+    """The database is being written now (a solve, or the swap that ends it): 503."""
+
+
+def _stamp(path) -> tuple[int, int, int] | None:
+    """What changes when a database is solved again or repaired in place: its group's
+    zarr.json (a new folder is swapped in; attributes such as `finished` are rewritten)."""
+    try:
+        st = os.stat(Path(path) / "zarr.json")
+    except (OSError, TypeError):
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+class Opened:
+    """One open database, read under its own lock (its chunk cache is not thread-safe),
+    and the stamp of its zarr.json when it was opened."""
+
+    def __init__(self, solved: Solved):
+        self.solved = solved
+        self.lock = threading.Lock()
+        self.stamp = _stamp(solved.db.path)
+
+
 class Databases:
-    """Open databases by (game, variant), each opened once and read under its own lock
-    (the database's chunk cache is not thread-safe)."""
+    """Open databases by (game, variant), each opened once and kept while its zarr.json
+    stays the same: a database solved again (`--force`) or repaired while the server runs
+    is opened again. A damaged one (a chunk lost or failing its checksum) is opened again
+    once before the request fails with DamagedDatabase (500), in case it was repaired."""
 
     def __init__(self, root):
         from solver.database import default_root
 
         self.root = Path(root) if root is not None else default_root()
-        self._open: dict[tuple[str, str], tuple[Solved, threading.Lock]] = {}
+        self._open: dict[tuple[str, str], Opened] = {}
+        self._games: dict[tuple[str, str], object] = {}
         self._lock = threading.Lock()
 
-    def get(self, game: str, variant: str | None) -> tuple[Solved, threading.Lock]:
-        key = (game, "" if variant in (None, "", "default") else variant)
-        got = self._open.get(key)
-        if got is None:
-            with self._lock:
-                got = self._open.get(key)
-                if got is None:
-                    from games import get_game
+    @staticmethod
+    def key(game: str, variant: str | None) -> tuple[str, str]:
+        return game, "" if variant in (None, "", "default") else variant
 
-                    got = (Solved(get_game(game, key[1] or None), self.root), threading.Lock())
-                    self._open[key] = got
+    def get(self, game: str, variant: str | None) -> Opened:
+        key = self.key(game, variant)
+        got = self._open.get(key)
+        if got is not None and _stamp(got.solved.db.path) == got.stamp:
+            return got
+        with self._lock:
+            now = self._open.get(key)
+            if now is not None and now is not got:  # another thread opened it meanwhile
+                return now
+            self._open.pop(key, None)
+            got = Opened(self._solved(*key))
+            self._open[key] = got
         return got
 
+    def game(self, game: str, variant: str | None):
+        """The Game of a request (a bad name or variant: GsolveError), made once."""
+        from games import get_game
+
+        key = self.key(game, variant)
+        g = self._games.get(key)
+        if g is None:
+            g = self._games[key] = get_game(key[0], key[1] or None)
+        return g
+
+    def _solved(self, game: str, variant: str) -> Solved:
+        from solver.database import DamagedDatabase, DatabaseError, group_path
+        from solver.lock import running_writer
+
+        g = self.game(game, variant)
+        try:
+            return Solved(g, self.root)
+        except DamagedDatabase:
+            raise
+        except DatabaseError as e:
+            if running_writer(group_path(self.root, g)) is not None:
+                raise Busy(str(e)) from None
+            raise
+
+    def forget(self, game: str, variant: str | None, opened: Opened) -> None:
+        with self._lock:
+            if self._open.get(self.key(game, variant)) is opened:
+                del self._open[self.key(game, variant)]
+
     def query(self, game: str, variant: str | None, position: str | None) -> dict:
-        solved, lock = self.get(game, variant)
-        with lock:
-            return solved.query(position or None).to_dict()
+        def ask(opened: Opened) -> dict:
+            try:
+                with opened.lock:
+                    return opened.solved.query(position or None).to_dict()
+            except DamagedDatabase:
+                self.forget(game, variant, opened)  # opened afresh next time
+                raise
+
+        if position:  # a bad position is the request's fault, whatever the database's state
+            self.game(game, variant).from_string(position)
+        try:
+            return ask(self.get(game, variant))
+        except DamagedDatabase:  # opened again: it may have been repaired meanwhile
+            return ask(self.get(game, variant))
 
     def solved_games(self) -> list[dict]:
         """Every complete database under the root, with what the viewer needs to know."""
@@ -82,6 +165,7 @@ class Databases:
                 start = attrs.get("start_value")
                 out.append({
                     "game": gdir.name, "title": cls.title, "puzzle": cls.puzzle,
+                    "columns": gdir.name in COLUMN_GAMES,
                     "variant": "" if vdir.name == "default" else vdir.name,
                     "positions": attrs.get("positions"),
                     "start": {"value": start, "remoteness": attrs.get("start_remoteness")},
@@ -131,15 +215,52 @@ def create_app(db=None) -> Flask:
         for p in body["positions"]:
             try:
                 out.append(dbs.query(body["game"], body.get("variant"), p))
+            except (DamagedDatabase, Busy):
+                raise  # the database's fault, not this position's: the whole request fails
             except GsolveError as e:
                 out.append({"position": p, "error": str(e)})
         return _json(out)
 
     @app.errorhandler(GsolveError)
     def user_error(e):
+        if isinstance(e, DamagedDatabase):  # the server's data, not the request
+            return _json({"error": str(e), "damaged": True}, 500)
+        if isinstance(e, Busy):
+            r = _json({"error": str(e)}, 503)
+            r.headers["Retry-After"] = "10"
+            return r
         return _json({"error": str(e)}, 400)
 
     return app
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port; a host that does not resolve or is not this
+    machine's, or a port in use or not allowed, is a GsolveError of one line. (werkzeug
+    would print two lines of its own and exit 1 instead.)"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+    try:
+        addr = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM,
+                                  socket.IPPROTO_TCP)[0][4]
+    except (socket.gaierror, UnicodeError) as e:
+        why = e.strerror if isinstance(e, socket.gaierror) else "not a valid name"
+        raise GsolveError(f"cannot listen on {where}: --host '{host}' is not a host name or "
+                          f"address of this machine ({why})") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server does
+        sock.bind(addr)
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        hint = {errno.EADDRINUSE: ": another program uses that port; choose another "
+                                  "--port (0 picks a free one)",
+                errno.EADDRNOTAVAIL: f": {host} is not an address of this machine",
+                errno.EACCES: ": ports below 1024 need privileges; choose another --port",
+                }.get(e.errno, "")
+        raise GsolveError(f"cannot listen on {where}: {e.strerror or e}{hint}") from None
+    return sock
 
 
 def make_server(db, host: str, port: int):
@@ -153,16 +274,21 @@ def make_server(db, host: str, port: int):
         def log_request(self, *args, **kwargs):
             pass
 
-    return werkzeug_server(host, port, create_app(db), threaded=True, request_handler=Handler)
+    sock = listen(host, port)
+    try:  # werkzeug serves a duplicate of the socket's descriptor
+        server = werkzeug_server(host, port, create_app(db), threaded=True,
+                                 request_handler=Handler, fd=sock.fileno())
+    finally:
+        sock.close()
+    server.server_port = server.port  # the port bound (0 picks one), as http.server names it
+    return server
 
 
 def serve(db, host: str = "127.0.0.1", port: int = 8000) -> None:
-    try:
-        server = make_server(db, host, port)
-    except OSError as e:
-        raise GsolveError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    server = make_server(db, host, port)
     root = server.app.config["databases"].root
-    print(f"gsolve serve: http://{host}:{server.server_port}/  (databases in {root}; "
+    shown = f"[{host}]" if ":" in host else host
+    print(f"gsolve serve: http://{shown}:{server.server_port}/  (databases in {root}; "
           "Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()

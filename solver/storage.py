@@ -162,6 +162,17 @@ def move(src: Location, dst: Location) -> None:
         raise TypeError(f"cannot move {src} to {dst}: one is local, one is a URL")
 
 
+def tail_bytes(loc: Location, n: int) -> bytes:
+    """The last `n` bytes of the file (or object) `loc`."""
+    if isinstance(loc, Url):
+        data = loc.fs.cat_file(loc.path)
+        return data[-n:]
+    with open(loc, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - n))
+        return f.read()
+
+
 def zarr_store(loc: Location, read_only: bool = False):
     """`loc` as a zarr store (FsspecStore for a Url, LocalStore for a folder)."""
     if isinstance(loc, Url):

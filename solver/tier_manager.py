@@ -18,7 +18,6 @@ run again.
 from __future__ import annotations
 
 import bisect
-import os
 import resource
 import time
 from dataclasses import dataclass
@@ -28,8 +27,9 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
-from solver.chunkio import chunk_array, span
+from solver.chunkio import chunk_array, span, sync_written
 from solver.database import CHUNK, PartialStore, create_array, partial_path, remoteness_dtype
+from solver.env import tier_pause
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
 from solver.progress import Progress
@@ -40,6 +40,7 @@ BASE = 400 << 20  # bytes a solving process holds besides its task (interpreter,
 MAX_TASK = 1 << 24  # own slots of a grouped task: more tasks side by side, little overhead
 MIN_TASK = 1 << 22  # ... and at least this many, where the hash has 32 times as many
 LOCAL_TASK = 1 << 23  # the largest reach task a cluster's client runs while it starts
+RECENT = 16  # tasks recorded last, whose chunks a resume reads back before trusting them
 
 
 def task_cap(hash_size: int) -> int:
@@ -362,6 +363,7 @@ class Record:
         # per solved task: positions by value code and the largest remoteness (a summary
         # without reading the store again)
         self.tally = {int(i): t for i, t in (attrs.get("task_tally") or {}).items()}
+        self.recent = [list(x) for x in attrs.get("recent_tasks") or []]  # last recorded
         self.tiers_left = {}
         for task in p.tasks:
             for t, lo, hi, _ in task.pieces:
@@ -369,7 +371,7 @@ class Record:
         self.tiers_done = [t for t in sorted(attrs.get("tiers_done", []))]
         self.small = len(tiers) <= 2000  # the tiers_done list is only kept when short
         self.last = 0.0
-        self.eager = bool(float(os.environ.get("GSOLVE_TIER_PAUSE", "0")))
+        self.eager = bool(tier_pause())
 
     def piece(self, t: int, lo: int, hi: int) -> None:
         self.tiers_left[t] -= hi - lo
@@ -378,7 +380,11 @@ class Record:
             self.flush(self.eager)
 
     def task(self, phase: str, i: int, tally: list[int] | None = None) -> None:
+        """Task i's phase is finished: called once its writes are in the store, never
+        before (a Writer job queued after them, or a cluster worker's result)."""
+        sync_written()  # its chunk files on disk before any record of them
         self.done[phase].add(i)
+        self.recent = [*self.recent[-(RECENT - 1):], [phase, i]]
         if tally is not None:
             self.tally[i] = tally
         self.flush(False)
@@ -389,6 +395,7 @@ class Record:
         self.last = time.monotonic()
         attrs = {f"{ph}_done": _bits(d, self.n) for ph, d in self.done.items()}
         attrs["task_tally"] = {str(i): t for i, t in sorted(self.tally.items())}
+        attrs["recent_tasks"] = self.recent
         if self.small:
             attrs["tiers_done"] = sorted(set(self.tiers_done))
         self.store.set_attrs(**attrs)
@@ -474,9 +481,14 @@ class ChunkCache:
 
 class Writer:
     """Store writes of a single-process solve on one background thread, in order, so that
-    compressing them overlaps the next task's kernels. A task is recorded finished by a
-    job queued after its writes, so a killed solve never claims an unwritten task. It
-    knows which chunks have writes queued, so a read waits only for those."""
+    compressing them overlaps the next task's kernels. It knows which chunks have writes
+    queued, so a read waits only for those.
+
+    A task is recorded finished by a job queued after its writes (`record`), so a killed
+    solve never claims an unwritten task; and the first write that fails ends the queue:
+    no job after it runs, so no task whose bytes did not reach the store is recorded, and
+    the error is raised to the solve at its next submit or wait (a full disk stops the
+    solve at once, resumable from the tasks before it)."""
 
     def __init__(self, depth: int = 8):
         from collections import deque
@@ -486,13 +498,25 @@ class Writer:
         self.pending: deque = deque()
         self.depth = depth
         self.queued: dict = {}  # (array name, chunk) -> writes queued
+        self.error: BaseException | None = None  # the first failure: nothing runs after
+
+    def _run(self, fn, args):
+        if self.error is not None:
+            return None
+        try:
+            return fn(*args)
+        except BaseException as e:
+            self.error = e
+            raise
 
     def submit(self, fn, *args, keys=()) -> None:
+        if self.error is not None:
+            raise self.error
         while len(self.pending) >= self.depth:
             self._finish(*self.pending.popleft())
         for k in keys:
             self.queued[k] = self.queued.get(k, 0) + 1
-        self.pending.append((self.pool.submit(fn, *args), keys))
+        self.pending.append((self.pool.submit(self._run, fn, args), keys))
 
     def _finish(self, future, keys) -> None:
         try:
@@ -502,10 +526,12 @@ class Writer:
                 left = self.queued.pop(k) - 1
                 if left:
                     self.queued[k] = left
+        if self.error is not None:  # an earlier job failed: this one was skipped
+            raise self.error
 
     def wait(self, keys=None) -> None:
-        """Every queued write done (raising its error, if any), or only until none of
-        `keys` has one queued."""
+        """Every queued write done (raising the first error, if any), or only until none
+        of `keys` has one queued."""
         while self.pending and (keys is None or any(k in self.queued for k in keys)):
             self._finish(*self.pending.popleft())
 
@@ -646,10 +672,14 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
     nodes = Cluster(game, workers, scheduler, per_task * max(1, workers))
     try:
-        return _solve_into(game, path, progress, fresh, budget, per_task, max_task, workers,
-                           nodes)
-    finally:
-        nodes.close()
+        summary = _solve_into(game, path, progress, fresh, budget, per_task, max_task,
+                              workers, nodes)
+    except BaseException:  # a stop or an error: what finished is recorded; don't wait
+        nodes.kill()
+        nodes.close(wait=False)
+        raise
+    nodes.close()
+    return summary
 
 
 def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
@@ -679,6 +709,8 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
     if cuts is None:
         store.set_attrs(task_cuts=p.cuts)
     record = Record(store, p, p.tiers)
+    if store.resumed:
+        _recheck(store, p, record)
     t0 = time.perf_counter()
     try:
         if cluster:
@@ -706,6 +738,32 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
     return summary
 
 
+def _recheck(store: PartialStore, p: Plan, record: Record) -> None:
+    """Before a resume trusts the tasks recorded last, read their chunks back (present,
+    checksums good). A solve task whose chunks fail runs again (it starts from what its
+    children and reach bytes left); damaged reach bytes hold marks that only the parent
+    tasks' pushes made, so the resume is refused instead."""
+    from solver.chunkio import ChunkGroup
+
+    group = ChunkGroup(store.group, (REACHED, "value", "remoteness"))
+    for phase, i in record.recent:
+        if i >= len(p.tasks) or i not in record.done[phase] or (
+                phase == "reach" and i in record.done["solve"]):  # its bytes are spent
+            continue
+        task = p.tasks[i]
+        for name in (REACHED,) if phase == "reach" else ("value", "remoteness"):
+            arr = group[name]
+            for c in range(task.a // arr.chunk, (task.b - 1) // arr.chunk + 1):
+                what = arr.damage(c)
+                if what is None:
+                    continue
+                if phase == "reach":
+                    raise store._damaged(GsolveError(f"chunk {c} of {name} is {what}"))
+                record.done["solve"].discard(i)
+                record.tally.pop(i, None)
+                break
+
+
 def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Record,
                           nodes, limit: int) -> None:
     """Reach tasks run here, parents first, until the cluster is up: a LocalCluster takes
@@ -723,7 +781,7 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                progress: Progress, limit: int, cache_bytes: int) -> None:
-    pause = float(os.environ.get("GSOLVE_TIER_PAUSE", "0"))  # lets tests interrupt a solve
+    pause = tier_pause()  # lets tests interrupt a solve
     cache = ChunkCache(cache_bytes)
     writer = None if pause else Writer()  # tests that interrupt a solve write in line
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)

@@ -44,7 +44,7 @@ from solver.kernels.records import (
     record_summary,
     split_records,
 )
-from solver.parallel import _executor, blocks, run_blocks, run_each, threads
+from solver.parallel import _executor, blocks, call, run_blocks, run_each, threads
 from solver.tiers import TEMPLATE
 
 FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
@@ -251,7 +251,7 @@ def _expand(k, game: Game, own, task: Task, lo: int, hi: int, parts: list) -> in
     if len(blocks) > 1 and threads() > 1:
         results = list(_executor().map(one, blocks))
     else:
-        results = [one(b) for b in blocks]
+        results = [call(one, b) for b in blocks]
     new = 0
     for n, far in results:
         new += n
@@ -686,7 +686,7 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
 def run_task(phase: str, game: Game, store, task: Task, limit: int, lock=None) -> dict:
     """One phase of a task on the store (an address, or an open group), as a result the
     manager records."""
-    from solver.chunkio import ChunkGroup
+    from solver.chunkio import ChunkGroup, sync_written
     from solver.tier_manager import open_group
 
     group = ChunkGroup(open_group(store) if isinstance(store, str) else store,
@@ -699,5 +699,6 @@ def run_task(phase: str, game: Game, store, task: Task, limit: int, lock=None) -
         tally = np.zeros(9, np.int64)
         n = solve(game, group, task, lock=lock, limit=limit, tally=tally)
         tally = tally.tolist()
+    sync_written()  # the manager records the task on this result: its bytes are on disk
     return {"task": task.index, "phase": phase, "positions": n, "tally": tally,
             "seconds": time.perf_counter() - t0}

@@ -134,7 +134,8 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
         try:
             v, r = db.read_chunk(c)
         except DamagedDatabase as e:
-            bad_chunks.append((c, e.what))
+            if (c, e.what) not in bad_chunks:  # a missing chunk: the listing named it
+                bad_chunks.append((c, e.what))
             continue
         value[a:a + len(v)] = v
         rem[a:a + len(r)] = r

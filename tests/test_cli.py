@@ -178,3 +178,204 @@ def test_bad_thread_count_is_one_line(db, capsys, monkeypatch):
     monkeypatch.setenv("GSOLVE_THREADS", "abc")
     code, _, err = run(capsys, "hanoi", "--method", "bottomup", "--db", str(db))
     assert code == 2 and "GSOLVE_THREADS" in err and len(err.strip().splitlines()) == 1
+
+
+# -- issue 23: user mistakes that ended as exit 1, a late failure, or nothing at all -------
+def one_error_line(err: str) -> str:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("gsolve: error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://host", "tcp://host:99999",
+                                     "http://host:8786", ":8786", "host:port"])
+def test_scheduler_that_is_no_address_is_refused_before_connecting(db, capsys, address):
+    code, out, err = run(capsys, "tictactoe", "--method", "tiers", "--scheduler", address,
+                         "--db", str(db))
+    assert code == 2
+    line = one_error_line(err)
+    assert f"'{address}' is not a Dask scheduler address" in line
+    assert "tcp://HOST:PORT" in line
+    assert not (db / "tictactoe").exists()  # nothing was started
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "scheduler-host:8786",
+                                     "tls://[::1]:8786", "inproc://10.0.0.5/123/1"])
+def test_scheduler_address_forms_accepted(address):
+    from solver.cli import _scheduler_address
+
+    assert _scheduler_address(None, None, address) == address
+
+
+def test_scheduler_and_workers_exclude_each_other(db, capsys):
+    code, _, err = run(capsys, "tictactoe", "--method", "tiers", "--scheduler",
+                       "tcp://127.0.0.1:9", "--workers", "2", "--db", str(db))
+    assert code == 2
+    line = one_error_line(err)
+    assert "--scheduler and --workers exclude each other" in line
+    assert not (db / "tictactoe").exists()
+
+
+@pytest.mark.parametrize("name,value", [
+    ("GSOLVE_PROGRESS_SECONDS", "abc"),
+    ("GSOLVE_PROGRESS_SECONDS", "nan"),
+    ("GSOLVE_PROGRESS_SECONDS", "-1"),
+    ("GSOLVE_TIER_PAUSE", "soon"),
+    ("GSOLVE_THREADS", "1.5"),
+    ("GSOLVE_THREADS", "0"),
+])
+def test_bad_numeric_settings_are_one_line_exit_2(db, capsys, monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    code, out, err = run(capsys, "hanoi", "--method", "bottomup", "--db", str(db))
+    assert code == 2 and out == ""
+    assert f"{name}='{value}' is not" in one_error_line(err)
+    assert not (db / "hanoi").exists()
+
+
+def test_numeric_settings_read_alike(monkeypatch):
+    """One reader for every numeric GSOLVE_* setting, also where the API reads it."""
+    from games.base import GsolveError
+    from solver.env import env_number
+    from solver.parallel import threads
+    from solver.progress import LineProgress
+
+    monkeypatch.setenv("GSOLVE_PROGRESS_SECONDS", "abc")
+    with pytest.raises(GsolveError, match="GSOLVE_PROGRESS_SECONDS='abc'"):
+        LineProgress("t")
+    monkeypatch.setenv("GSOLVE_PROGRESS_SECONDS", " 2.5 ")
+    p = LineProgress("t")
+    p.close()
+    assert p._every == 2.5
+    monkeypatch.setenv("GSOLVE_THREADS", "x")
+    with pytest.raises(GsolveError, match="GSOLVE_THREADS='x' is not a positive whole"):
+        threads()
+    monkeypatch.setenv("GSOLVE_THREADS", "3")
+    assert threads() == 3
+    monkeypatch.setenv("GSOLVE_X", "")
+    assert env_number("GSOLVE_X", 7) == 7
+    monkeypatch.setenv("GSOLVE_X", "1e400")
+    with pytest.raises(GsolveError):
+        env_number("GSOLVE_X", 7)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["learn", "hexapawn", "--games", "20", "--brain", "{tmp}/missing/dir/x.json"],
+     "missing/dir does not exist"),
+    (["learn", "hexapawn", "--games", "20", "--brain", "{tmp}"], "is a folder, not a file"),
+    (["learn", "hexapawn", "--games", "20", "--plot", "{tmp}/nodir/curve.png"],
+     "nodir does not exist"),
+    (["play", "hexapawn", "--opponent", "learner", "--brain", "{tmp}/no/b.json"],
+     "no does not exist"),
+    (["analyze", "hexapawn", "--plot", "{tmp}/no/a.png"], "no does not exist"),
+])
+def test_output_file_checked_before_the_work(db, capsys, tmp_path, args, needle):
+    code, out, _ = run(capsys, "hexapawn", "--db", str(db))
+    assert code == 0
+    code, out, err = run(capsys, *(a.format(tmp=tmp_path) for a in args), "--db", str(db))
+    assert code == 2
+    assert needle in one_error_line(err)
+    assert out == ""  # refused before any game was played or counted
+
+
+# -- gsolve clean: what unfinished solves left ---------------------------------------------
+def dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def leftover(src, name):
+    """A copy of the database folder `src` named `name` beside it: what a solve leaves."""
+    import shutil
+
+    dst = src.with_name(name)
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_clean_removes_leftovers_and_keeps_the_database(solved_db, capsys):
+    db = solved_db
+    assert run(capsys, "hexapawn", "--db", str(db))[0] == 0
+    ttt = db / "tictactoe" / "default"
+    pid = dead_pid()
+    stale = [leftover(ttt, "default.partial"), leftover(ttt, f"default.partial-{pid}"),
+             leftover(ttt, f"default.old-{pid}"),
+             leftover(db / "hexapawn" / "width=3,height=3", "width=4,height=4.partial")]
+    foreign = db / "notagame" / "x.partial"
+    foreign.mkdir(parents=True)
+    code, out, err = run(capsys, "clean", "--dry-run", "--db", str(db))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert len(lines) == len(stale) + 1
+    for path, line in zip(sorted(stale), lines, strict=False):
+        assert line.startswith("would remove") and str(path) in line
+        assert line.endswith("KiB")
+    assert "unfinished tiers solve" in lines[2] and f"pid {pid}" in lines[1]
+    assert lines[-1].startswith("total: would remove 4 folders, ")
+    assert all(p.exists() for p in stale)  # a dry run removes nothing
+    code, out, err = run(capsys, "clean", "--db", str(db))
+    assert code == 0 and err == ""
+    assert [x.split()[0] for x in out.splitlines()] == ["removed"] * 4 + ["total:"]
+    assert out.splitlines()[-1].startswith("total: removed 4 folders, ")
+    assert not any(p.exists() for p in stale)
+    assert foreign.exists()  # not a game's folder: never looked at
+    assert sorted(os.listdir(db / "tictactoe")) == ["default", "default.lock"]
+    code, out, _ = run(capsys, "query", "tictactoe", "--db", str(db))
+    assert code == 0 and out.startswith("---/---/---  tie in 9")
+    assert run(capsys, "clean", "--db", str(db))[1] == f"nothing to clean under {db}\n"
+
+
+def test_clean_never_touches_a_running_solve(solved_db, capsys):
+    from solver.lock import writer_lock
+
+    ttt = solved_db / "tictactoe" / "default"
+    partial = leftover(ttt, "default.partial")
+    with writer_lock(ttt, "tic-tac-toe"):  # a solve of this variant holds the lock now
+        code, out, _ = run(capsys, "clean", "tictactoe", "--db", str(solved_db))
+    assert code == 0 and partial.exists()
+    assert out.splitlines()[0].startswith(f"kept           {partial}")
+    assert f"being solved now by pid {os.getpid()}" in out
+    # a solve whose lock file names a live process (e.g. on its way out): kept as well
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        ttt.with_name("default.lock").write_text(str(sleeper.pid))
+        code, out, _ = run(capsys, "clean", "--db", str(solved_db))
+        assert code == 0 and partial.exists()
+        assert f"being solved now by pid {sleeper.pid}" in out
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    code, out, _ = run(capsys, "clean", "--db", str(solved_db))
+    assert code == 0 and not partial.exists() and out.startswith("removed")
+
+
+def test_clean_puts_back_a_database_whose_swap_was_cut_short(solved_db, capsys):
+    import shutil
+
+    ttt = solved_db / "tictactoe" / "default"
+    old = leftover(ttt, f"default.old-{dead_pid()}")
+    shutil.rmtree(ttt)  # killed between the two renames of its swap
+    code, out, _ = run(capsys, "clean", "tictactoe", "--db", str(solved_db))
+    assert code == 0 and out.startswith(f"restored       {old}")
+    assert "total: removed 0 folders, 0 B; put back 1 database" in out
+    assert ttt.exists() and not old.exists()
+    assert run(capsys, "query", "tictactoe", "--db", str(solved_db))[0] == 0
+
+
+def test_clean_of_one_game_and_variant(db, capsys):
+    assert run(capsys, "hexapawn", "--db", str(db))[0] == 0
+    assert run(capsys, "tictactoe", "--db", str(db))[0] == 0
+    hexa = db / "hexapawn" / "width=3,height=3"
+    mine = leftover(hexa, "width=3,height=3.partial")
+    other = leftover(hexa, "width=4,height=4.partial")
+    ttt = leftover(db / "tictactoe" / "default", "default.partial")
+    code, out, _ = run(capsys, "clean", "hexapawn", "-V", "width=3,height=3", "--db", str(db))
+    assert code == 0 and not mine.exists() and other.exists() and ttt.exists()
+    code, out, _ = run(capsys, "clean", "hexapawn", "--db", str(db))
+    assert code == 0 and not other.exists() and ttt.exists()
+    for args, needle in ((["clean", "nosuch"], "unknown game"),
+                         (["clean", "-V", "width=3"], "--variant needs a GAME")):
+        code, _, err = run(capsys, *args, "--db", str(db))
+        assert code == 2 and needle in one_error_line(err)

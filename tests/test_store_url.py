@@ -179,3 +179,23 @@ def test_unreachable_store_is_one_line_exit_2(s3, capsys, monkeypatch):
         _forget_s3_clients()
     assert code == 2 and "cannot reach" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_clean_in_a_store(url, capsys):
+    """`gsolve clean` lists and removes a store's leftovers as a folder's."""
+    import fsspec
+
+    assert run(capsys, "tictactoe", "--db", url)[0] == 0
+    fs = fsspec.filesystem("s3")
+    base = url.removeprefix("s3://") + "/tictactoe/default"
+    keys = fs.find(base)
+    fs.copy(keys, [base + ".partial" + k[len(base):] for k in keys])
+    code, out, _ = run(capsys, "clean", "--dry-run", "--db", url)
+    assert code == 0 and out.startswith(f"would remove   {url}/tictactoe/default.partial  "
+                                        "unfinished tiers solve")
+    assert "KiB" in out and "total: would remove 1 folder, " in out
+    code, out, _ = run(capsys, "clean", "--db", url)
+    assert code == 0 and out.startswith("removed") and "total: removed 1 folder" in out
+    fs.invalidate_cache()
+    assert not fs.find(base + ".partial") and fs.find(base)
+    assert run(capsys, "query", "tictactoe", "--db", url)[0] == 0

@@ -128,7 +128,7 @@ def fill_undecided(rec, lo, hi, value):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def visited_bounds(rec):
     """[first, last + 1) of the visited positions."""
     lo = 0

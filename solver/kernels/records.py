@@ -96,12 +96,6 @@ def _combine_puzzle(child_records, n):
     return VISITED | LOSE
 
 
-@njit(cache=True, nogil=True)
-def no_parents(ctx, h, out, scratch):
-    """Bound as game_parents for games without un-moves (never called then)."""
-    return 0
-
-
 @njit(cache=True, nogil=True, inline="always")
 def decide_winlose(child_records, n, i):
     """Sweep i of the W/L phase for one undecided position, from its children's records:

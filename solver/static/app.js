@@ -1,5 +1,5 @@
 // gsolve viewer: pick a solved game, click moves (coloured by their value for the mover),
-// undo, restart, and a value-history chart. Everything comes from GET /api/query, whose
+// undo, restart (back to the game's start), and a value-history chart. Everything comes from GET /api/query, whose
 // object is exactly `gsolve query --json`'s.
 "use strict";
 
@@ -7,7 +7,7 @@ const COLOURS = { win: "#2e7d32", lose: "#b3261e", tie: "#e0a800", draw: "#3b6fb
 const FLIP = { win: "lose", lose: "win", tie: "tie", draw: "draw" };
 const $ = (id) => document.getElementById(id);
 
-const state = { games: [], game: null, history: [], moves: [], busy: false };
+const state = { games: [], game: null, start: null, history: [], moves: [], busy: false };
 
 function word(value, rem) { return rem === null || rem === undefined ? value : `${value} in ${rem}`; }
 
@@ -56,6 +56,7 @@ async function choose(index) {
   showError("");
   try {
     state.history = [await query(null)];
+    state.start = state.history[0].position;
     state.moves = [];
   } catch (e) { showError(e.message); state.history = []; }
   render();
@@ -74,7 +75,8 @@ async function play(m) {
   render();
 }
 
-// look at any position: it becomes the start of the history (undo goes no further back)
+// look at any position (null: the game's start): it becomes the start of the history (undo
+// goes no further back)
 async function goTo(position) {
   try {
     state.history = [await query(position)];
@@ -88,9 +90,16 @@ function undo() {
   if (state.history.length > 1) { state.history.pop(); state.moves.pop(); render(); }
 }
 
+// back to the game's start, also from a position typed in
 function restart() {
-  state.history = state.history.slice(0, 1); state.moves = []; render();
+  if (state.history[0].position === state.start) {
+    state.history = state.history.slice(0, 1); state.moves = []; render();
+  } else {
+    goTo(null);
+  }
 }
+
+function atStart() { return state.history.length === 1 && state.history[0].position === state.start; }
 
 function current() { return state.history[state.history.length - 1]; }
 
@@ -124,10 +133,15 @@ function renderBoard(info) {
   }
 }
 
-// clicking a cell plays the one move that changes it (preferring moves that fill it)
+// clicking a cell plays the one move that changes it (preferring moves that fill it); in a
+// game whose pieces fall (Connect-4) any cell of a column plays that column's move
 function clickCell(key) {
   const info = current();
-  let hits = info.moves.filter((m) => changed(info.position, m.position).includes(key));
+  const column = key.split(",")[1];
+  const hit = state.game.columns
+    ? (m) => changed(info.position, m.position).some((k) => k.split(",")[1] === column)
+    : (m) => changed(info.position, m.position).includes(key);
+  let hits = info.moves.filter(hit);
   if (hits.length > 1) {
     const [r, i] = key.split(",").map(Number);
     const filled = hits.filter((m) => { const c = parseBoard(m.position).rows[r][i]; return c !== "-" && c !== "."; });
@@ -177,7 +191,7 @@ function renderStatus(info) {
   $("position").textContent = info.position;
   $("position-input").value = info.position;
   $("undo").disabled = state.history.length < 2;
-  $("restart").disabled = state.history.length < 2;
+  $("restart").disabled = atStart();
   const list = $("plies");
   list.replaceChildren();
   state.moves.forEach((mv, i) => {

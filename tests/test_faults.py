@@ -1,0 +1,223 @@
+"""Faults against long solves (issue 23): a resumed solve after a failed write, a kill or a
+stop is byte-identical to a reference solved by another method, or refuses in one line;
+chunk files that are not where they were written are refused on read; SIGTERM ends a
+solve inside a kernel at once."""
+
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver.database as database
+from games import get_game
+from solver import tier_manager
+from solver.cli import main
+from solver.database import Database, group_path, partial_path
+from solver.solve import solve
+
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("faults", ROOT / "benchmarks" / "faults.py")
+faults = sys.modules["faults"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(faults)
+
+C4 = "width=4,height=4"
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- resumes after faults, against another method's database -----------------------------------
+@pytest.mark.parametrize("scenario,points,timed", [
+    ("connect4-5x4", 2, 2),
+    ("quixo-3x3", 2, 1),
+    ("connect4-5x4-workers2", 1, 2),
+])
+def test_every_resume_after_a_fault_is_identical_or_refused(scenario, points, timed):
+    """ENOSPC half-way through a chunk write, EIO on a rename and SIGKILL inside either, at
+    the first and last chunk write of the solve (and in between on the bigger sweep,
+    benchmarks/faults.py), and SIGKILL or SIGTERM at random times; each followed by a
+    resume with no fault (one case also by a second fault first)."""
+    seen = faults.sweep(scenario, points, twice=scenario == "quixo-3x3", timed=timed,
+                        seed=7, log=lambda line: None)
+    assert len(seen) == 4 * points + timed
+    bad = [o for o in seen if o.verdict not in ("identical", "refused")]
+    assert not bad, bad
+    broken = [o for o in seen if o.broke not in (0,)]
+    assert len(broken) >= 4 * points  # every injected fault did break its solve
+    assert sum(o.verdict == "identical" for o in seen) >= len(seen) - 1
+
+
+def test_enospc_on_a_real_full_disk_then_a_resume_is_identical(tmp_path):
+    """A tmpfs too small for the store (where this machine lets the test mount one): the
+    solve fails with one line, a second attempt too, and a resume with room is exact."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        args = ["connect4", "-V", "width=5,height=4", "--method", "tiers", "--quiet",
+                "--db", str(mnt / "db")]
+        for _ in range(2):
+            p = subprocess.run([sys.executable, "-m", "solver.cli", *args],
+                               capture_output=True, text=True)
+            assert p.returncode == 2 and "No space left on device" in p.stderr, p.stderr
+            assert p.stderr.count("\n") == 1
+        subprocess.run(["mount", "-o", "remount,size=200m", str(mnt)], check=True)
+        p = subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True,
+                           text=True)
+        assert p.returncode == 0, p.stderr
+        ref = faults.reference(["connect4", "-V", "width=5,height=4"], "dfs",
+                               str(tmp_path / "ref"))
+        v, r = faults.arrays(["connect4", "-V", "width=5,height=4"], str(mnt / "db"))
+        assert np.array_equal(v, ref[0]) and np.array_equal(r, ref[1])
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def test_a_failed_write_stops_the_queue_before_the_record():
+    """The writer never runs a job queued after a failed one (the task's record)."""
+    writer = tier_manager.Writer(depth=4)
+    ran = []
+
+    def fail():
+        raise OSError(28, "No space left on device")
+
+    writer.submit(ran.append, "before")
+    writer.submit(fail)
+    with pytest.raises(OSError):
+        for i in range(10):
+            writer.submit(ran.append, f"record {i}")
+        writer.wait()
+    with pytest.raises(OSError):
+        writer.close()
+    assert ran == ["before"]
+
+
+# -- a resume re-reads the tasks recorded last -------------------------------------------------
+def interrupted(tmp_path, monkeypatch, stop):
+    """A tiered Connect-4 4x4 solve of small tasks stopped after `stop` progress updates."""
+    monkeypatch.setattr(database, "CHUNK", 1 << 12)
+    monkeypatch.setenv("GSOLVE_TIER_PAUSE", "0.001")  # writes in line: a stop is exact
+
+    class Stop(Exception):
+        pass
+
+    class Counting(tier_manager.Progress):
+        n = 0
+
+        def update(self, *a, **k):
+            Counting.n += 1
+            if Counting.n == stop:
+                raise Stop
+
+    game = get_game("connect4", C4)
+    path = group_path(tmp_path, game)
+    with pytest.raises(Stop):
+        tier_manager.solve_into(game, path, Counting(), fresh=True, max_task=1 << 12)
+    monkeypatch.delenv("GSOLVE_TIER_PAUSE")
+    return game, path
+
+
+def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkeypatch):
+    game, path = interrupted(tmp_path, monkeypatch, stop=60)
+    attrs = dict(database.storage.open_group(partial_path(path), "r").attrs)
+    solved = [i for ph, i in attrs["recent_tasks"] if ph == "solve"]
+    assert solved
+    cuts = attrs["task_cuts"]
+    c = cuts[solved[-1]] // database.CHUNK
+    f = partial_path(path) / "value" / "c" / str(c)
+    f.write_bytes(f.read_bytes()[:-5])  # cut short: its checksum fails
+    tier_manager.solve_into(game, path, max_task=1 << 12)
+    ref = tmp_path / "ref"
+    solve(get_game("connect4", C4), "dfs", root=ref)
+    a, b = Database.open(game, tmp_path), Database.open(game, ref)
+    for (_, v1, r1), (_, v2, r2) in zip(a.chunks(), b.chunks(), strict=True):
+        assert np.array_equal(v1, v2) and np.array_equal(r1, r2)
+
+
+def test_a_damaged_reach_chunk_refuses_the_resume_in_one_line(tmp_path, monkeypatch, capsys):
+    game, path = interrupted(tmp_path, monkeypatch, stop=12)  # still reaching
+    attrs = dict(database.storage.open_group(partial_path(path), "r").attrs)
+    reached = [i for ph, i in attrs["recent_tasks"] if ph == "reach"]
+    assert reached
+    c = attrs["task_cuts"][reached[-1]] // database.CHUNK
+    (partial_path(path) / "reached" / "c" / str(c)).unlink()
+    code, out, err = run(capsys, "connect4", "-V", C4, "--method", "tiers",
+                         "--db", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "damaged" in err and "--force" in err
+    assert "reached" in err
+    code, out, err = run(capsys, "connect4", "-V", C4, "--method", "tiers", "--force",
+                         "--db", str(tmp_path))
+    assert code == 0
+
+
+# -- chunks that know where they belong --------------------------------------------------------
+def test_swapped_chunks_are_refused_on_every_read(tmp_path, capsys, monkeypatch):
+    """Two chunk files swapped keep their own checksums; the digests record still knows."""
+    monkeypatch.setattr(database, "CHUNK", 1 << 12)
+    game = get_game("connect4", C4)
+    solve(game, "dfs", root=tmp_path)
+    value = np.concatenate([v for _, v, _ in Database.open(game, tmp_path).chunks()])
+    pos = game.to_string(int(np.flatnonzero(value[1 << 12:2 << 12])[0]) + (1 << 12))
+    c = group_path(tmp_path, game) / "value" / "c"
+    (c / "1").rename(c / "x")
+    (c / "2").rename(c / "1")
+    (c / "x").rename(c / "2")
+    db = ["--db", str(tmp_path), "-V", C4]
+    for cmd in (["query", "connect4", pos], ["analyze", "connect4"], ["connect4"]):
+        code, out, err = run(capsys, *cmd, *db)
+        assert code == 2 and "already solved" not in out, (cmd, out, err)
+        assert "chunk 1 of value" in err and "not the chunk solved there" in err
+        assert err.count("\n") == 1
+    code, out, err = run(capsys, "verify", "connect4", *db)
+    assert code == 1 and "not the chunk solved there" in out
+
+
+def test_a_chunk_copied_from_another_variant_is_refused(tmp_path, capsys, monkeypatch):
+    """The same index of the same array, from another variant's database: its bytes are
+    sound, its place is not."""
+    monkeypatch.setattr(database, "CHUNK", 1 << 12)
+    a, b = get_game("connect4", C4), get_game("connect4", "width=4,height=5")
+    solve(a, "dfs", root=tmp_path)
+    solve(b, "dfs", root=tmp_path)
+    src = group_path(tmp_path, b) / "remoteness" / "c" / "0"
+    dst = group_path(tmp_path, a) / "remoteness" / "c" / "0"
+    if src.read_bytes() == dst.read_bytes():
+        pytest.fail("the two chunks hold the same bytes: pick another chunk")
+    shutil.copyfile(src, dst)
+    code, out, err = run(capsys, "query", "connect4", "-V", C4, "--db", str(tmp_path))
+    assert code == 2 and "chunk 0 of remoteness" in err and "not the chunk solved" in err
+
+
+# -- stop within a second ----------------------------------------------------------------------
+@pytest.mark.parametrize("method,threads", [("dfs", "2"), ("tiers", "1")])
+def test_sigterm_inside_a_kernel_stops_within_a_second(tmp_path, method, threads):
+    """Connect-4 5x5 (70 M positions, 10-20 s here): SIGTERM well inside the solve's
+    kernels ends it in under a second with one line, a tiered one leaving its resumable
+    store (resumes after SIGTERM are checked in the fault sweep above)."""
+    env = dict(os.environ, GSOLVE_THREADS=threads)
+    args = ["connect4", "-V", "width=5,height=5", "--method", method, "--db", str(tmp_path)]
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *args, "--quiet"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)
+    assert proc.poll() is None, "the solve ended before the signal: use a larger variant"
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    took = time.perf_counter() - t0
+    assert proc.returncode == 143 and err.strip() == "gsolve: terminated", err
+    assert took < 1.0, f"stopped {took:.2f} s after SIGTERM"
+    if method == "tiers":
+        assert (partial_path(group_path(tmp_path, get_game("connect4", "width=5,height=5")))
+                / "zarr.json").exists()
