@@ -370,3 +370,20 @@ def test_class_tiers_agree_with_every_method(hole, cell, tmp_path):
             assert np.array_equal(got[0], base[0]), f"{method} values differ"
             assert np.array_equal(got[1], base[1]), f"{method} remoteness differs"
     assert "tiers" in applicable_methods(game)
+
+
+def test_english_board_plans_within_4_gib():
+    """`--method tiers --memory 4`: every task's window (its own range and all of its
+    child tiers, the most its solve phase can read) fits the budget, whatever its reach
+    finds. With one tier per peg count a task would read a whole block of 15 pegs
+    (C(33, 15) = 1,037,158,320 slots, about 7 GiB of records)."""
+    from solver import tier_worker
+    from solver.tier_manager import BASE, GIB, check_budget, plan
+
+    game = get_game("pegsolitaire", "board=1")
+    p = plan(game, 4 * GIB - BASE)
+    check_budget(game, p, 4 * GIB, 1)
+    slot = tier_worker.slot_bytes(game)
+    worst = max(sum(b - a for a, b in t.segments) for t in p.tasks)
+    assert worst * slot + BASE < 2 * GIB
+    assert worst < math.comb(33, 15) // 6
