@@ -22,12 +22,15 @@ centre of the cross; the variant then records the actual cell). Moves are named
 FROM-OVER-TO by cell number, as in the Triangle Game write-up: `5-2-0` jumps the peg in cell
 5 over cell 2 into cell 0.
 
-Hash: the generic hash over two piece types (peg, hole), counts 1..cells-1 each: one block
-per number of pegs, fewest pegs first, so hash = block offset + rank of the arrangement.
-Size 2^cells - 2 (32,766 for the 5-row triangle; 8,589,934,590 for the English board). Each
-block is a tier (`tiers()`); a jump removes one peg, so tier k's children are all in tier
-k-1. Solving the English board needs a tier solver with more memory than one array of
-2^33 records, but its positions can be parsed, printed and expanded.
+Hash: one block per number of pegs k = 1..cells-1, fewest pegs first, so hash = block
+offset + the rank of the peg set among the C(cells, k) sets; size 2^cells - 2 (32,766 for
+the 5-row triangle; 8,589,934,590 for the English board). The triangle ranks a peg set with
+the generic hash over two piece types (peg, hole), one tier per block. The English board
+ranks it class first (`ClassHash`): a jump flips the parity of the pegs on each colour of
+the diagonal 3-colourings, so the 16 Conway classes split each block into 16 contiguous
+tiers, (k, class c), whose moves all lead to the one tier (k-1, c ^ 15); a position
+reachable from a start lies in one class per block. A tiered solve of the English board
+(`--method tiers --memory 4`) reads 1/16 of a child block per task instead of all of it.
 
 `gsolve analyze pegsolitaire` also counts, with a forward walk from the start in decreasing
 peg order, the winning move sequences by the cell where the last peg ends, and finds the
@@ -36,12 +39,14 @@ most pegs a reachable dead end can hold.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from games.base import LOSE, WIN, Game, PositionError, Tier, Variant, VariantError
 from hashing import HashContext
-from hashing.generic import combo_of, rank, unrank
+from hashing.generic import popcount, rank_masks, unrank_masks
 
 PEG, HOLE = 0, 1
 CHARS = "X-"
@@ -78,53 +83,271 @@ TRIANGLE_DIRECTIONS = ((0, -1), (0, 1), (-1, -1), (-1, 0), (1, 0), (1, 1))
 ENGLISH_DIRECTIONS = ((-1, 0), (0, -1), (0, 1), (1, 0))
 
 
-# -- numba: rules ---------------------------------------------------------------------------
+# -- the English board's hash: Conway's classes first ------------------------------------
 
-@njit(cache=True, nogil=True)
-def _pegs(hctx, h):
-    return hctx[3][combo_of(hctx, h), PEG]
+GROUP_MAX = 7  # room per cell group in the tables (the English board's largest has 5):
+# 9 groups of 7 bits, one field per group, fit an int64
+SUB_MAX = 35  # room per peg count in the subset tables: C(7, 3)
 
 
-@njit(cache=True, nogil=True)
-def _has_jump(board, jumps):
+def class_of_counts(groups: list[tuple[int, int]], counts) -> int:
+    """Conway's class (0..15) of a board given its pegs per cell group: the parities of
+    the pegs on colours 0 and 1 of the diagonal colourings (row + column) mod 3 and
+    (row - column) mod 3. `groups` gives each group's (row mod 3, column mod 3)."""
+    pa, pb = [0, 0, 0], [0, 0, 0]
+    for (r, c), m in zip(groups, counts, strict=True):
+        pa[(r + c) % 3] += m
+        pb[(r - c) % 3] += m
+    return (pa[0] & 1) | (pa[1] & 1) << 1 | (pb[0] & 1) << 2 | (pb[1] & 1) << 3
+
+
+class ClassHash:
+    """A numbering of peg sets, block by block per number of pegs (k = 1..ncells-1, fewest
+    first, the same blocks as the generic hash), and inside a block by Conway's class.
+
+    A jump runs along a line, so the cells it changes (from, over, to) have three different
+    colours in each of the colourings (row + column) mod 3 and (row - column) mod 3: every
+    colour's peg count changes by one, and its parity flips. So the classes (parities of
+    colours 0 and 1, each colouring) of a board with k pegs and of its children with k-1
+    are complements (class c -> c ^ 15), and every position reachable from a start lies in
+    one class per block, 1/16 of the board's sets. Ranking the class first makes each
+    (pegs, class) a contiguous range, a tier whose only child tier is one class below, so
+    a tiered solve reads 1/16 of the child block instead of all of it.
+
+    Inside a block of k pegs: the classes in order; inside a class the vectors of pegs per
+    cell group (cells by row mod 3 and column mod 3: the class is a function of them) in
+    order of `key` (mixed radix, group 0 lowest); inside a vector the mixed-radix number
+    of each group's colex rank (group 0 most significant). A combinatorial rank of the peg
+    set among the C(ncells, k) sets of the block, so hash = block offset + rank."""
+
+    def __init__(self, cells: list[tuple[int, int]]):
+        n = self.ncells = len(cells)
+        kinds = sorted({(r % 3, c % 3) for r, c in cells})
+        members = [[i for i, (r, c) in enumerate(cells) if (r % 3, c % 3) == g] for g in kinds]
+        size = np.array([len(m) for m in members], np.int64)
+        if size.max() > GROUP_MAX:
+            raise ValueError("a cell group is too large for the class hash")
+        ng = len(kinds)
+        gcells = np.full(ng * GROUP_MAX, -1, np.int64)
+        for g, m in enumerate(members):
+            gcells[g * GROUP_MAX:g * GROUP_MAX + len(m)] = m
+        binom = np.array([[math.comb(s, m) for m in range(GROUP_MAX + 1)]
+                          for s in range(GROUP_MAX + 1)], np.int64)
+        crank = np.zeros(1 << GROUP_MAX, np.int64)  # colex rank of a subset mask
+        cunrank = np.zeros((GROUP_MAX + 1) * SUB_MAX, np.int64)  # [m * SUB_MAX + rank]
+        for mask in range(1 << GROUP_MAX):
+            r, m = 0, 0
+            for j in range(GROUP_MAX):
+                if mask >> j & 1:
+                    m += 1
+                    r += math.comb(j, m)
+            crank[mask] = r
+            cunrank[m * SUB_MAX + r] = mask
+        place = np.ones(ng, np.int64)
+        for g in range(1, ng):
+            place[g] = place[g - 1] * (size[g - 1] + 1)
+        nkeys = int(place[-1] * (size[-1] + 1))
+        keys = np.arange(nkeys, dtype=np.int64)
+        counts = (keys[:, None] // place[None, :]) % (size[None, :] + 1)
+        pegs = counts.sum(axis=1)
+        blocks = np.ones(nkeys, np.int64)
+        for g in range(ng):
+            blocks *= binom[size[g], counts[:, g]]
+        pa = np.zeros((nkeys, 3), np.int64)
+        pb = np.zeros((nkeys, 3), np.int64)
+        for g, (r, c) in enumerate(kinds):
+            pa[:, (r + c) % 3] += counts[:, g]
+            pb[:, (r - c) % 3] += counts[:, g]
+        cls = (pa[:, 0] & 1) | (pa[:, 1] & 1) << 1 | (pb[:, 0] & 1) << 2 | (pb[:, 1] & 1) << 3
+        del counts, pa, pb
+        toff = np.zeros(n + 1, np.int64)  # toff[k]: first hash of k pegs (k = 1..n-1)
+        for k in range(2, n + 1):
+            toff[k] = toff[k - 1] + math.comb(n, k - 1)
+        vec_off = np.full(nkeys, -1, np.int64)
+        vfirst = np.zeros(n + 1, np.int64)
+        vstart, vkey = [], []
+        self.class_ranges = {}  # (k, class) -> [start, stop) hashes, non-empty ones only
+        used = 0
+        for k in range(1, n):
+            vfirst[k] = used
+            idx = np.flatnonzero(pegs == k)
+            idx = idx[np.lexsort((idx, cls[idx]))]
+            sizes = blocks[idx]
+            starts = np.zeros(idx.size, np.int64)
+            np.cumsum(sizes[:-1], out=starts[1:])
+            if int(starts[-1] + sizes[-1]) != math.comb(n, k):
+                raise AssertionError("class hash: blocks do not add up")
+            vec_off[idx] = starts
+            vstart.append(starts)
+            vkey.append(idx)
+            used += idx.size
+            for c in range(16):
+                sel = cls[idx] == c
+                if sel.any():
+                    first = int(np.flatnonzero(sel)[0])
+                    last = int(np.flatnonzero(sel)[-1])
+                    self.class_ranges[(k, c)] = (int(toff[k] + starts[first]),
+                                                 int(toff[k] + starts[last] + sizes[last]))
+        vfirst[n] = used
+        self.size = int(toff[n])
+        self.toff = toff
+        # gbytes[b * 256 + v]: the cells of byte b of a mask holding v, as group fields
+        # (group g's subset mask at bit GROUP_MAX * g)
+        gbytes = np.zeros(((n + 7) // 8) * 256, np.int64)
+        for b in range(gbytes.size // 256):
+            for v in range(256):
+                for bit in range(8):
+                    i = 8 * b + bit
+                    if v >> bit & 1 and i < n:
+                        g = next(g for g, m in enumerate(members) if i in m)
+                        gbytes[b * 256 + v] |= 1 << (GROUP_MAX * g + members[g].index(i))
+        self.nb = (toff, gcells, size, crank, cunrank, binom.ravel(), place, vec_off, vfirst,
+                   np.concatenate(vstart), np.concatenate(vkey), gbytes)
+        self.groups = kinds
+
+    def class_of(self, mask: int) -> int:
+        counts = [0] * len(self.groups)
+        gcells, size = self.nb[1], self.nb[2]
+        for g in range(len(self.groups)):
+            for j in range(int(size[g])):
+                counts[g] += (mask >> int(gcells[g * GROUP_MAX + j])) & 1
+        return class_of_counts(self.groups, counts)
+
+
+def no_class_hash(ncells: int, toff: np.ndarray) -> tuple:
+    """The English tables' slot in a triangle's ctx: its block offsets, the rest empty."""
+    empty = np.zeros(0, np.int64)
+    return (toff,) + (empty,) * 11
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _class_rank(mask, toff, gbytes, size, crank, binom, place, vec_off):
+    """ClassHash rank of a peg mask (the tables as arrays, not the tuple: unpacking a
+    tuple of arrays at each call of an inlined function costs reference counts). The
+    groups' subsets come a byte of the mask per lookup."""
+    fields = np.int64(0)
+    for b in range(gbytes.shape[0] >> 8):
+        fields |= gbytes[(b << 8) + ((mask >> (8 * b)) & 255)]
+    key = 0
+    sub = np.int64(0)
+    for g in range(size.shape[0]):
+        s = size[g]
+        gm = (fields >> (GROUP_MAX * g)) & ((1 << GROUP_MAX) - 1)
+        m = popcount(gm)
+        key += m * place[g]
+        sub = sub * binom[s * (GROUP_MAX + 1) + m] + crank[gm]
+    return toff[popcount(mask)] + vec_off[key] + sub
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _class_unrank(eng, h):
+    toff, gcells, size, _crank, cunrank, binom, place, _vo, vfirst, vstart, vkey, _gb = eng
+    k = np.searchsorted(toff, h, side="right") - 1
+    r = h - toff[k]
+    # the vector block holding r: a branch-free binary search over the block's vectors
+    lo = vfirst[k]
+    n = vfirst[k + 1] - lo
+    while n > 1:
+        half = n >> 1
+        lo = lo + half if vstart[lo + half] <= r else lo
+        n -= half
+    key = vkey[lo]
+    sub = r - vstart[lo]
+    mask = np.int64(0)
+    for g in range(size.shape[0] - 1, -1, -1):
+        s = size[g]
+        m = (key // place[g]) % (s + 1)
+        c = binom[s * (GROUP_MAX + 1) + m]
+        q = sub // c
+        gm = cunrank[m * SUB_MAX + sub - q * c]
+        sub = q
+        for i in range(s):
+            mask |= ((gm >> i) & 1) << gcells[g * GROUP_MAX + i]
+    return mask
+
+
+# -- numba: rules (a board is a bit mask of its pegs) ------------------------------------
+
+@njit(cache=True, nogil=True, inline="always")
+def _unrank(ctx, h):
+    hctx, _jumps, eng = ctx
+    if eng[1].shape[0] == 0:  # the triangle: the generic hash
+        return unrank_masks(hctx, h)[1]
+    return _class_unrank(eng, h)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rank(ctx, mask):
+    hctx, _jumps, eng = ctx
+    if eng[1].shape[0] == 0:
+        return rank_masks(hctx, mask, np.int64(0), 0)
+    toff, _gc, size, crank, _cu, binom, place, vec_off, _vf, _vs, _vk, gbytes = eng
+    return _class_rank(mask, toff, gbytes, size, crank, binom, place, vec_off)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pegs(ctx, h):
+    return np.searchsorted(ctx[2][0], h, side="right") - 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _jumps_from(ctx, mask, out, moves, undo):
+    """The boards one jump from `mask` (one un-jump before it when `undo`) ranked into
+    out, jump numbers into moves; returns how many. The tables are unpacked once here,
+    not per child."""
+    hctx, jumps, eng = ctx
+    toff, _gc, size, crank, _cu, binom, place, vec_off, _vf, _vs, _vk, gbytes = eng
+    generic = size.shape[0] == 0
+    n = 0
     for j in range(jumps.shape[0]):
-        if (board[jumps[j, 0]] == PEG and board[jumps[j, 1]] == PEG
-                and board[jumps[j, 2]] == HOLE):
+        a = np.int64(1) << jumps[j, 0]
+        b = np.int64(1) << jumps[j, 1]
+        c = np.int64(1) << jumps[j, 2]
+        if undo:
+            ok = (mask & a) == 0 and (mask & b) == 0 and (mask & c) != 0
+        else:
+            ok = (mask & a) != 0 and (mask & b) != 0 and (mask & c) == 0
+        if ok:
+            child = mask ^ (a | b | c)
+            moves[n] = j  # before out[n]: a caller without names passes out as moves
+            if generic:
+                out[n] = rank_masks(hctx, child, np.int64(0), 0)
+            else:
+                out[n] = _class_rank(child, toff, gbytes, size, crank, binom, place, vec_off)
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _has_jump(mask, jumps):
+    for j in range(jumps.shape[0]):
+        if ((mask >> jumps[j, 0]) & 1) and ((mask >> jumps[j, 1]) & 1) and not (
+                (mask >> jumps[j, 2]) & 1):
             return True
     return False
 
 
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
-    hctx, jumps = ctx
-    if _pegs(hctx, h) == 1:
+    if _pegs(ctx, h) == 1:
         return WIN
-    unrank(hctx, h, scratch)
-    if _has_jump(scratch, jumps):
+    if _has_jump(_unrank(ctx, h), ctx[1]):
         return 0
     return LOSE
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    hctx, jumps = ctx
-    unrank(hctx, h, scratch)
-    n = 0
-    for j in range(jumps.shape[0]):
-        a = jumps[j, 0]
-        b = jumps[j, 1]
-        c = jumps[j, 2]
-        if scratch[a] == PEG and scratch[b] == PEG and scratch[c] == HOLE:
-            scratch[a] = HOLE
-            scratch[b] = HOLE
-            scratch[c] = PEG
-            out[n] = rank(hctx, scratch, 0)
-            moves[n] = j
-            n += 1
-            scratch[a] = PEG
-            scratch[b] = PEG
-            scratch[c] = HOLE
-    return n
+    return _jumps_from(ctx, _unrank(ctx, h), out, moves, False)
+
+
+@njit(cache=True, nogil=True)
+def expand(ctx, h, out, moves, scratch):
+    """primitive and children in one unranking: -value at an end, else the children."""
+    if _pegs(ctx, h) == 1:
+        return -WIN
+    n = _jumps_from(ctx, _unrank(ctx, h), out, moves, False)
+    return n if n else -LOSE
 
 
 @njit(cache=True, nogil=True)
@@ -132,23 +355,19 @@ def parents(ctx, h, out, scratch):
     """Un-jumps: a peg in `to` with holes in `over` and `from` goes back. Every parent has
     two or more pegs and a jump, so none is primitive; distinct jumps give distinct
     parents."""
-    hctx, jumps = ctx
-    unrank(hctx, h, scratch)
-    n = 0
-    for j in range(jumps.shape[0]):
-        a = jumps[j, 0]
-        b = jumps[j, 1]
-        c = jumps[j, 2]
-        if scratch[a] == HOLE and scratch[b] == HOLE and scratch[c] == PEG:
-            scratch[a] = PEG
-            scratch[b] = PEG
-            scratch[c] = HOLE
-            out[n] = rank(hctx, scratch, 0)
-            n += 1
-            scratch[a] = HOLE
-            scratch[b] = HOLE
-            scratch[c] = PEG
-    return n
+    return _jumps_from(ctx, _unrank(ctx, h), out, out, True)
+
+
+@njit(cache=True, nogil=True)
+def rank_board(ctx, mask):
+    """Hash of the board with pegs on the set bits of `mask` (for Python callers)."""
+    return _rank(ctx, mask)
+
+
+@njit(cache=True, nogil=True)
+def unrank_board(ctx, h):
+    """The peg mask of hash h (for Python callers)."""
+    return _unrank(ctx, h)
 
 
 # -- numba: the analysis walk ---------------------------------------------------------------
@@ -168,12 +387,10 @@ def walk_paths(ctx, start, max_children, scratch_size):
     Returns (wins by the cell of the last peg [ncells], total [win, lose], most pegs in a
     reachable dead end, how many such dead-end positions, the sequences reaching them, one
     of them (hash), overflow flag)."""
-    hctx, jumps = ctx
-    ncells = hctx[0][0]
-    offsets = hctx[5]
+    toff = ctx[2][0]
+    ncells = toff.shape[0] - 1
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
-    scratch = np.empty(scratch_size, np.int8)
     by_cell = np.zeros(ncells, np.int64)
     totals = np.zeros(2, np.int64)
     dead_pegs = 0
@@ -181,13 +398,13 @@ def walk_paths(ctx, start, max_children, scratch_size):
     dead_paths = np.int64(0)
     dead_example = -1
     overflow = False
-    k = combo_of(hctx, start)
-    cur = np.zeros(offsets[k + 1] - offsets[k], np.int64)
-    cur[start - offsets[k]] = 1
-    while k >= 0:
-        base = offsets[k]
-        if k > 0:
-            below = offsets[k - 1]
+    k = _pegs(ctx, start)
+    cur = np.zeros(toff[k + 1] - toff[k], np.int64)
+    cur[start - toff[k]] = 1
+    while k >= 1:
+        base = toff[k]
+        if k > 1:
+            below = toff[k - 1]
             nxt = np.zeros(base - below, np.int64)
         else:
             below = 0
@@ -197,26 +414,25 @@ def walk_paths(ctx, start, max_children, scratch_size):
             if w == 0:
                 continue
             h = base + i
-            v = primitive(ctx, h, scratch)
-            if v == WIN:
-                unrank(hctx, h, scratch)
+            if k == 1:
+                mask = _unrank(ctx, h)
                 for cell in range(ncells):
-                    if scratch[cell] == PEG:
+                    if (mask >> cell) & 1:
                         by_cell[cell] = _sat_add(by_cell[cell], w)
                 totals[0] = _sat_add(totals[0], w)
-            elif v == LOSE:
+                continue
+            n = _jumps_from(ctx, _unrank(ctx, h), out, moves, False)
+            if n == 0:
                 totals[1] = _sat_add(totals[1], w)
-                pegs = _pegs(hctx, h)
-                if pegs > dead_pegs:
-                    dead_pegs = pegs
+                if k > dead_pegs:
+                    dead_pegs = k
                     dead_count = 0
                     dead_paths = 0
                     dead_example = h
-                if pegs == dead_pegs:
+                if k == dead_pegs:
                     dead_count += 1
                     dead_paths = _sat_add(dead_paths, w)
             else:
-                n = children(ctx, h, out, moves, scratch)
                 for j in range(n):
                     c = out[j] - below
                     nxt[c] = _sat_add(nxt[c], w)
@@ -271,45 +487,82 @@ class PegSolitaire(Game):
     def __init__(self, **variant):
         super().__init__(**variant)
         self.board = self.variant["board"]
-        if self.board == ENGLISH:
-            self.cells = english_cells()
-            self.row_lengths = [3, 3, 7, 7, 7, 3, 3]
-            self.row_starts = [2, 2, 0, 0, 0, 2, 2]  # column of each row's first hole
-            jumps = jump_table(self.cells, ENGLISH_DIRECTIONS)
-        else:
-            rows = self.variant["rows"]
-            self.cells = triangle_cells(rows)
-            self.row_lengths = list(range(1, rows + 1))
-            self.row_starts = [0] * rows
-            jumps = jump_table(self.cells, TRIANGLE_DIRECTIONS)
+        self.cells, directions, self.cross = self.layout()
+        rows = sorted({r for r, _ in self.cells})
+        self.row_lengths = [sum(1 for r, _ in self.cells if r == row) for row in rows]
+        self.row_starts = [min(c for r, c in self.cells if r == row) for row in rows]
+        self.width = max(c for _, c in self.cells) + 1
+        jumps = jump_table(self.cells, directions)
         n = self.ncells = len(self.cells)
         self.jumps = jumps
         self.hash = HashContext(n, [(1, n - 1), (1, n - 1)])
-        self.ctx = (self.hash.nb, jumps)
+        toff = np.zeros(n + 1, np.int64)  # toff[k]: first hash of the block of k pegs
+        toff[1:] = self.hash.offsets
+        if self.cross:
+            self.classes = ClassHash(self.cells)
+            eng = self.classes.nb
+        else:
+            self.classes = None
+            eng = no_class_hash(n, toff)
+        self.toff = eng[0]
+        self.ctx = (self.hash.nb, jumps, eng)
         self.hash_size = self.hash.size
         self.max_children = max(1, len(jumps))
         self.scratch_size = n
         self.max_remoteness = n - 2
-        board = np.full(n, PEG, dtype=np.int8)
-        board[self.variant["hole"]] = HOLE
-        self.start = self.hash.rank(board)
+        self.start = self.rank((1 << n) - 1 - (1 << self.variant["hole"]))
+
+    def layout(self) -> tuple[list[tuple[int, int]], tuple, bool]:
+        """(the cells as (row, column) in reading order, the jump directions, whether the
+        board is a cross of rows and columns numbered by Conway's classes (ClassHash)).
+        A subclass may lay out another board (tests: a small cross)."""
+        if self.board == ENGLISH:
+            return english_cells(), ENGLISH_DIRECTIONS, True
+        return triangle_cells(self.variant["rows"]), TRIANGLE_DIRECTIONS, False
+
+    def rank(self, mask: int) -> int:
+        """Hash of the board with pegs on the set bits of `mask` (bit i: cell i)."""
+        return int(rank_board(self.ctx, np.int64(mask)))
+
+    def unrank(self, h: int) -> int:
+        """The peg mask of hash h."""
+        if not 0 <= h < self.hash_size:
+            raise ValueError(f"pegsolitaire hash {h} is outside [0, {self.hash_size})")
+        return int(unrank_board(self.ctx, np.int64(h)))
 
     # -- tiers ------------------------------------------------------------------------
     def tiers(self) -> list[Tier]:
-        """One tier per number of pegs (tier i holds i+1 pegs), fewest first."""
-        off = self.hash.offsets
+        """The triangle: one tier per number of pegs, fewest first (tier i holds i+1
+        pegs). The English board: each block of k pegs cut into its Conway classes (see
+        ClassHash), fewest pegs first, then by class; tier (k, c)'s only child tier is
+        (k-1, c ^ 15). Empty classes (few pegs) have no tier."""
+        def label(k):
+            return f"{k} peg" + ("s" if k > 1 else "")
+
+        n = self.ncells
+        if self.classes is None:
+            return [Tier(label(k), int(self.toff[k]), int(self.toff[k + 1]),
+                         (k - 2,) if k > 1 else ()) for k in range(1, n)]
+        ranges = self.classes.class_ranges
+        index = {kc: i for i, kc in enumerate(sorted(ranges))}
         out = []
-        for i, combo in enumerate(self.hash.combos):
-            label = f"{combo[PEG]} peg" + ("s" if combo[PEG] > 1 else "")
-            out.append(Tier(label, int(off[i]), int(off[i + 1]), (i - 1,) if i > 0 else ()))
+        for k, c in sorted(index, key=index.get):
+            child = index.get((k - 1, c ^ 15))
+            a, b = ranges[(k, c)]
+            out.append(Tier(f"{label(k)}, class {c}", a, b, () if child is None else (child,)))
         return out
+
+    def peg_class(self, h: int) -> int:
+        """Conway's class (0..15) of position h (the English board)."""
+        return self.classes.class_of(self.unrank(h))
 
     # -- positions ------------------------------------------------------------------
     def to_string(self, h: int) -> str:
-        board, _ = self.hash.unrank(h)
+        mask = self.unrank(h)
+        cells = "".join(CHARS[PEG if mask >> i & 1 else HOLE] for i in range(self.ncells))
         out, i = [], 0
         for length in self.row_lengths:
-            out.append("".join(CHARS[p] for p in board[i:i + length]))
+            out.append(cells[i:i + length])
             i += length
         return "/".join(out)
 
@@ -322,10 +575,11 @@ class PegSolitaire(Game):
                 "joined by '/'")
         cells: list[str] = []
         for i, (part, length) in enumerate(zip(parts, self.row_lengths, strict=True)):
-            if self.board == ENGLISH and length == 3 and len(part) == 7:
-                pad = part[:2] + part[5:]
+            first = self.row_starts[i]
+            if self.cross and length < self.width and len(part) == self.width:
+                pad = part[:first] + part[first + length:]
                 if all(ch in " ." for ch in pad):
-                    part = part[2:5]
+                    part = part[first:first + length]
             if len(part) != length:
                 raise PositionError(
                     f"pegsolitaire position '{s}': row {i + 1} should have {length} holes")
@@ -343,7 +597,7 @@ class PegSolitaire(Game):
             raise PositionError(
                 f"pegsolitaire position '{s}' cannot occur: it has no hole (the puzzle "
                 "starts with one and jumps never add pegs)")
-        return self.hash.rank(np.array([CHARS.index(c) for c in cells], dtype=np.int8))
+        return self.rank(sum(1 << i for i, c in enumerate(cells) if c == "X"))
 
     def move_name(self, h: int, code: int) -> str:
         a, b, c = (int(x) for x in self.jumps[code])
@@ -353,14 +607,14 @@ class PegSolitaire(Game):
     def board_picture(self, values: list[str]) -> list[str]:
         """Lines drawing the board with one label per cell (the triangle centred)."""
         width = max(len(v) for v in values)
-        if self.board != ENGLISH and width % 2 == 0:
+        if not self.cross and width % 2 == 0:
             width += 1  # an odd width centres each triangle row between the two below it
         lines, i = [], 0
         nrows = len(self.row_lengths)
         for r, length in enumerate(self.row_lengths):
             labels = [v.rjust(width) for v in values[i:i + length]]
             i += length
-            if self.board == ENGLISH:
+            if self.cross:
                 lead = " " * ((width + 1) * self.row_starts[r])
             else:
                 lead = " " * ((width + 1) // 2 * (nrows - 1 - r))
@@ -370,8 +624,8 @@ class PegSolitaire(Game):
     def analysis_extras(self, solved) -> dict:
         """Answers to the Triangle Game questions: winning sequences by the cell of the
         last peg, and the most pegs a dead end can leave."""
-        off = self.hash.offsets
-        biggest = int(max(off[i + 1] - off[i] for i in range(len(off) - 1)))
+        off = self.toff
+        biggest = int(max(off[k + 1] - off[k] for k in range(1, self.ncells)))
         if biggest > MAX_WALK_TIER:
             return {"notes": ["", f"(sequence counts by end cell skipped: tiers of up to "
                                   f"{biggest:,} positions are too large for the walk)"]}

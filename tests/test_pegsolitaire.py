@@ -1,8 +1,10 @@
 """Peg solitaire end to end, against the independent reference solver, the plain-Python
 English-board rules of tests/ref_puzzles.py, and the seed document's Triangle Game."""
 
+import bisect
 import functools
 import json
+import math
 import random
 from collections import deque
 
@@ -217,7 +219,8 @@ def test_english_board_rules_match_reference():
     assert get_game("pegsolitaire", "board=1,hole=16").variant_key == game.variant_key
     assert game.hash_size == 2 ** 33 - 2
     tiers = game.tiers()
-    assert len(tiers) == 32 and tiers[-1].stop == game.hash_size
+    assert tiers[-1].stop == game.hash_size
+    starts = [t.start for t in tiers]
     ref = PegSolitaireEnglish()
     start = ref.start()
     assert start == "XXX/XXX/XXXXXXX/XXX-XXX/XXXXXXX/XXX/XXX"
@@ -232,7 +235,8 @@ def test_english_board_rules_match_reference():
             h = game.from_string(s)
             assert game.to_string(h) == s
             pegs = s.count("X")
-            assert tiers[pegs - 1].start <= h < tiers[pegs - 1].stop
+            assert game.toff[pegs] <= h < game.toff[pegs + 1]
+            assert tiers[bisect.bisect_right(starts, h) - 1].label.startswith(f"{pegs} peg")
             assert game.primitive_value(h) == ref.primitive(s)
             if ref.primitive(s):
                 break
@@ -252,3 +256,134 @@ def test_english_end_game_by_hand():
     q = deque(c for _, c in game.moves(game.from_string(s)))
     while q:
         assert game.primitive_value(q.popleft()) == 4
+
+
+# -- the English board's numbering and tiers ---------------------------------------------
+
+def english_tier_of(game):
+    starts = [t.start for t in game.tiers()]
+    return lambda h: bisect.bisect_right(starts, h) - 1
+
+
+def test_english_tier_layout():
+    """Hash = block offset + rank among the C(33, k) sets of k pegs; each block of k pegs
+    is its Conway classes' tiers side by side, and tier (k, c) lists exactly (k-1, c^15)."""
+    game = get_game("pegsolitaire", "board=1")
+    tiers = game.check_tiers()
+    offset = [0, 0] + list(np.cumsum([math.comb(33, k) for k in range(1, 33)]))
+    assert [int(x) for x in game.toff] == offset
+    by_label = {t.label: i for i, t in enumerate(tiers)}
+    for k in range(1, 33):  # the block of k pegs: its classes' tiers, in class order
+        mine = [t for t in tiers if t.label.startswith(f"{k} peg")]
+        assert mine[0].start == offset[k] and mine[-1].stop == offset[k + 1]
+        classes = [int(t.label.split("class ")[1]) for t in mine]
+        assert classes == sorted(classes) and len(classes) <= 16
+        for t, c in zip(mine, classes, strict=True):
+            want = f"{k - 1} peg" + ("s" if k > 2 else "") + f", class {c ^ 15}"
+            assert t.children == ((by_label[want],) if want in by_label else ())
+    assert len(tiers) == len(by_label) == 498  # few pegs leave some classes empty
+    tier_of = english_tier_of(game)
+    assert tiers[tier_of(game.start)].label == "32 pegs, class 10"
+    for k in (1, 2, 31, 32):  # small blocks: a bijection onto the k-peg sets
+        masks = {game.unrank(h) for h in range(offset[k], offset[k + 1])}
+        assert len(masks) == math.comb(33, k)
+        assert all(bin(m).count("1") == k for m in masks)
+    rng = random.Random(23)
+    out = np.empty(game.max_children, np.int64)
+    codes = np.empty(game.max_children, np.int64)
+    scratch = np.empty(game.scratch_size, np.int8)
+    for _ in range(3000):
+        h = rng.randrange(game.hash_size)
+        mask = game.unrank(h)
+        k = bin(mask).count("1")
+        assert offset[k] <= h < offset[k + 1] and game.rank(mask) == h
+        s = game.to_string(h)
+        assert s.count("X") == k and game.from_string(s) == h
+        t = tier_of(h)
+        assert tiers[t].label.startswith(f"{k} peg")
+        assert tiers[t].label.endswith(f"class {game.peg_class(h)}")
+        if peg_mod.primitive(game.ctx, h, scratch):
+            continue
+        n = peg_mod.children(game.ctx, h, out, codes, scratch)
+        assert n >= 1
+        for c in out[:n].tolist():
+            assert offset[k - 1] <= c < offset[k] and tier_of(c) in tiers[t].children
+        parents = np.empty(game.max_children, np.int64)
+        for c in out[:n].tolist():  # every child lists h among its parents
+            m = peg_mod.parents(game.ctx, c, parents, scratch)
+            assert h in parents[:m].tolist()
+
+
+def test_english_conformance_suite():
+    """`gsolve check` on the English board: samples from the start and random slots."""
+    from solver.check import run_checks
+
+    game = get_game("pegsolitaire", "board=1")
+    checks = run_checks(game, samples=1500, seed=3)
+    assert {c.name for c in checks} >= {"contract", "round trip", "children", "child tiers",
+                                        "parents"}
+    for c in checks:
+        assert c.ok, (c.name, c.failures)
+
+
+class SmallCross(peg_mod.PegSolitaire):
+    """The 21-hole cross (a 5x5 square less its corners), numbered by Conway's classes as
+    the English board is: the same kind of tiers on 2^21 slots (tests only)."""
+
+    def layout(self):
+        cells = [(r, c) for r in range(5) for c in range(5) if 1 <= r <= 3 or 1 <= c <= 3]
+        return cells, peg_mod.ENGLISH_DIRECTIONS, True
+
+
+class RefSmallCross(PegSolitaireEnglish):
+    ROWS = [(1, 3), (0, 5), (0, 5), (0, 5), (1, 3)]
+
+    def _on_board(self, r, c):
+        return 0 <= r < 5 and 0 <= c < 5 and (1 <= r <= 3 or 1 <= c <= 3)
+
+
+@pytest.mark.parametrize("hole,cell", [(10, (2, 2)), (3, (1, 0))])
+def test_class_tiers_agree_with_every_method(hole, cell, tmp_path):
+    """Tiers by (pegs, class) write the same bytes as every other method, and match the
+    reference solver, on a cross small enough for all of them."""
+    game = SmallCross(board=1, hole=hole)
+    assert game.ncells == 21 and game.hash_size == 2 ** 21 - 2
+    ref = reference.solve(RefSmallCross(cell))
+    assert game.to_string(game.start) == RefSmallCross(cell).start()
+    tiers = game.check_tiers()
+    assert len(tiers) > 20 and all(len(t.children) <= 1 for t in tiers)
+    base = None
+    for method in applicable_methods(game):
+        root = tmp_path / method
+        result = solve(game, method, root=root)
+        assert result.positions == len(ref), method
+        db = Solved(game, root).db
+        got = db.value_array[:], db.remoteness_array[:]
+        if base is None:
+            base = got
+            values, rems = got
+            for position, (value, rem) in ref.items():
+                h = game.from_string(position)
+                assert (int(values[h]), int(rems[h])) == (value, rem), position
+            assert int((values != 0).sum()) == len(ref)
+        else:
+            assert np.array_equal(got[0], base[0]), f"{method} values differ"
+            assert np.array_equal(got[1], base[1]), f"{method} remoteness differs"
+    assert "tiers" in applicable_methods(game)
+
+
+def test_english_board_plans_within_4_gib():
+    """`--method tiers --memory 4`: every task's window (its own range and all of its
+    child tiers, the most its solve phase can read) fits the budget, whatever its reach
+    finds. With one tier per peg count a task would read a whole block of 15 pegs
+    (C(33, 15) = 1,037,158,320 slots, about 7 GiB of records)."""
+    from solver import tier_worker
+    from solver.tier_manager import BASE, GIB, check_budget, plan
+
+    game = get_game("pegsolitaire", "board=1")
+    p = plan(game, 4 * GIB - BASE)
+    check_budget(game, p, 4 * GIB, 1)
+    slot = tier_worker.slot_bytes(game)
+    worst = max(sum(b - a for a, b in t.segments) for t in p.tasks)
+    assert worst * slot + BASE < 2 * GIB
+    assert worst < math.comb(33, 15) // 6
