@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,9 @@ from solver.database import (
     partial_path,
     write_arrays,
 )
+from solver.env import tier_pause
 from solver.kernels.records import SHIFT, VALUE_MASK, record_summary, split_records
+from solver.parallel import call
 from solver.progress import Progress
 
 # method -> (module, what it needs from the game)
@@ -74,7 +75,7 @@ class SolveResult:
 
 def _summary_attrs(rec: np.ndarray, start: int, puzzle: bool) -> dict:
     values = np.zeros(8, np.int64)
-    longest = int(record_summary(rec, values))
+    longest = int(call(record_summary, rec, values))  # seconds on a large hash: stoppable
     sv, sr = int(rec[start] & VALUE_MASK), int(rec[start] >> SHIFT)
     return {
         "positions": int(values[1:5].sum()),
@@ -223,8 +224,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
         # a resumed solve ran only part of the work, a paused one (tests) slept: neither
         # is this machine's speed
-        whole = not (partial_path(path).exists() and not force) and not float(
-            os.environ.get("GSOLVE_TIER_PAUSE", "0") or 0)
+        whole = not (partial_path(path).exists() and not force) and not tier_pause()
         attrs = module.solve_into(game, path, progress, fresh=force, **(tier_opts or {}))
         t2 = time.perf_counter()
         if whole:  # (a cluster's CPU time is its workers': not measured here)
