@@ -467,11 +467,11 @@ def estimates(game: Game) -> list[Estimate]:
 
 
 def default_method(game: Game | type[Game]) -> str:
-    """The applicable method whose plan is the fastest among those that fit in memory (a
-    method that does not fit is never the default; a plan past the horizon counts as not
-    fitting unless none is within it). For a game class (no variant, nothing to sample)
-    the fastest by kind. If nothing fits, the one that needs least memory (the solve is
-    then refused with the numbers)."""
+    """The applicable method fastest by kind (the assumed rates, so that the same command
+    picks the same method on every machine and every day) among those whose plan fits in
+    memory (a method that does not fit is never the default; a plan past the horizon
+    counts as not fitting unless none is within it). If nothing fits, the one that needs
+    least memory (the solve is then refused with the numbers)."""
     from solver.solve import applicable_methods
 
     if isinstance(game, type):
@@ -485,7 +485,8 @@ def default_method(game: Game | type[Game]) -> str:
         if not ok:
             ok = [e for e in plans.values() if _fits(e)]
         if ok:
-            best = min(ok, key=lambda e: (e.seconds, ORDER.index(e.method)))
+            best = min(ok, key=lambda e: (1 / assumed_rate(game, e.method),
+                                          ORDER.index(e.method)))
         else:
             best = min(plans.values(), key=lambda e: (e.bytes, e.seconds))
         if best.method != "tiers" or game.tiers() is not None:  # a variant without tiers
