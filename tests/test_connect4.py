@@ -96,22 +96,12 @@ def test_rules_on_every_board(v):
     reachable or not, against the reference rules."""
     game = get_game("connect4", variant(*v))
     ref = reference.Connect4(*v)
-    w = v[0]
-    out, codes, scratch = game._buffers()
-    strings = [game.to_string(h) for h in range(game.hash_size)]
     parents_seen: dict[int, set[int]] = {}
-    for h, s in enumerate(strings):
-        assert game.from_string(s) == h
-        p = int(c4.primitive(game.ctx, h, scratch))
-        assert p == ref.primitive(s), s
-        if p:
-            continue
-        n = c4.children(game.ctx, h, out, codes, scratch)
-        assert [strings[out[i]] for i in range(n)] == ref.children(s), s
-        names = [game.move_name(h, int(codes[i])) for i in range(n)]
-        assert names == [str(c + 1) for c in range(w) if s[c] == "-"], s
-        for i in range(n):
-            parents_seen.setdefault(int(out[i]), set()).add(h)
+    for h, s, names, kids, strings in checks.rules_on_every_hash(game, ref):
+        assert strings == ref.children(s), s  # in column order
+        assert names == [str(c + 1) for c in range(v[0]) if s[c] == "-"], s
+        for c in kids:
+            parents_seen.setdefault(c, set()).add(h)
     checks.assert_parents_invert_children(game, parents_seen)
 
 
