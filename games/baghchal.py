@@ -50,11 +50,12 @@ before tigers:
   tier (goats, captures, goats to move) of games the tigers have won.
 
 Inside a tier, boards are numbered exactly as hashing.HashContext (types T, G, empty)
-numbers the piece-count combination (tigers, p - k, rest) (a one-pass rank/unrank here),
-times the turn bit in sliding tiers. A position's hash is its tier's offset plus its rank
-there. Hash sizes: 9,837 (default), 7,447,200 (size 4), 291,228,843,950 (size 5).
-Placement tiers are loop-free (every move leaves the tier); a sliding tier's moves stay in
-it or capture into the next one. Un-moves (`parents`) are provided for retrograde solving.
+numbers the piece-count combination (tigers, p - k, rest) (hashing.generic's
+arrangement_rank and unrank_arrangement), times the turn bit in sliding tiers. A position's hash is
+its tier's offset plus its rank there. Hash sizes: 9,837 (default), 7,447,200 (size 4),
+291,228,843,950 (size 5). Placement tiers are loop-free (every move leaves the tier); a
+sliding tier's moves stay in it or capture into the next one. Un-moves (`parents`) are
+provided for retrograde solving.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from numba import njit
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, parse_board
 from games.common import board_to_rows
 from hashing import HashContext
+from hashing.generic import arrangement_pass, arrangement_rank, unrank_arrangement
 
 TIGER, GOAT, EMPTY = 0, 1, 2
 CHARS = "TG-"
@@ -83,81 +85,31 @@ SIZE_DEFAULTS = {
 DEFAULT_SIZE = 3
 
 # params[] slots
-P_CELLS, P_TIGERS, P_GOATS, P_CAPTURES, P_SPREAD = range(5)  # P_SPREAD + g: C(cells - tigers, g)
+P_CELLS, P_TIGERS, P_GOATS, P_CAPTURES = range(4)
 
 
 @njit(cache=True, nogil=True)
 def _decode(ctx, h, board):
     """Write the board of hash h into `board`; return (side to move, placed, captured)."""
-    hnb, _goff, _nbr, _beyond, params, toff, tp, tk, tturn, tarr, _tid = ctx
+    hnb, gcombo, _nbr, _beyond, _params, toff, tp, tk, tturn, tarr, _tid = ctx
     t = np.searchsorted(toff, h, side="right") - 1
     r = h - toff[t]
     turn = tturn[t]
     if turn == BOTH:
         turn = r // tarr[t]
         r -= turn * tarr[t]
-    g = tp[t] - tk[t]
-    _board_unrank(hnb[1], r, board, params[P_CELLS], params[P_TIGERS], g,
-                  params[P_SPREAD + g])
+    unrank_arrangement(hnb, gcombo[tp[t] - tk[t]], r, board)
     return turn, tp[t], tk[t]
 
 
 @njit(cache=True, nogil=True)
-def _board_unrank(binom, r, board, n, tigers, goats, spread):
-    """Inverse of _board_rank: the board of rank r with the given piece counts."""
-    r0 = r // spread
-    r1 = r - r0 * spread
-    m = tigers
-    for i in range(n - 1, -1, -1):
-        if m > 0 and binom[i, m] <= r0:
-            board[i] = TIGER
-            r0 -= binom[i, m]
-            m -= 1
-        else:
-            board[i] = EMPTY
-    m = goats
-    u = n - tigers - 1
-    for i in range(n - 1, -1, -1):
-        if board[i] == TIGER:
-            continue
-        if m > 0 and binom[u, m] <= r1:
-            board[i] = GOAT
-            r1 -= binom[u, m]
-            m -= 1
-        u -= 1
-
-
-@njit(cache=True, nogil=True)
-def _board_rank(binom, board, n, spread):
-    """The generic hash's rank of `board` inside its piece-count combination (what
-    hashing.generic.rank gives minus the combination's offset), in one pass: the tigers'
-    cells ranked among all cells, times `spread` (the ways to place the goats), plus the
-    goats' cells ranked among the cells the tigers left."""
-    r0 = np.int64(0)
-    r1 = np.int64(0)
-    m0 = 0
-    m1 = 0
-    u1 = 0
-    for i in range(n):
-        x = board[i]
-        if x == TIGER:
-            m0 += 1
-            r0 += binom[i, m0]
-        else:
-            if x == GOAT:
-                m1 += 1
-                r1 += binom[u1, m1]
-            u1 += 1
-    return r0 * spread + r1
-
-
-@njit(cache=True, nogil=True)
 def _encode(ctx, board, turn, p, k):
-    """Hash of `board` with `turn` to move, p goats placed and k captured."""
-    hnb, _goff, _nbr, _beyond, params, toff, _tp, _tk, tturn, tarr, tid = ctx
+    """Hash of `board` with `turn` to move, p goats placed and k captured: the tier's
+    offset, the turn's block in a sliding tier, and the board's generic arrangement rank."""
+    hnb, _gcombo, _nbr, _beyond, _params, toff, _tp, _tk, tturn, tarr, tid = ctx
     t = tid[p, k, turn]
-    n = params[P_CELLS]
-    sub = _board_rank(hnb[1], board, n, params[P_SPREAD + p - k])
+    m0, m1, r0, r1 = arrangement_pass(hnb, board)
+    sub = arrangement_rank(hnb, m0, m1, r0, r1)[1]
     if tturn[t] == BOTH:
         sub += turn * tarr[t]
     return toff[t] + sub
@@ -384,11 +336,10 @@ class BaghChal(Game):
         self.ntigers, self.ngoats, self.ncaptures = v["tigers"], v["goats"], v["captures"]
         T, G, C = self.ntigers, self.ngoats, self.ncaptures
         self.hash = HashContext(cells, [(T, T), (0, G), (0, cells)])
-        goff = np.array([self.hash.offsets[self.hash.combo_id((T, g, cells - T - g))]
-                         for g in range(G + 1)], dtype=np.int64)
+        gcombo = np.array([self.hash.combo_id((T, g, cells - T - g)) for g in range(G + 1)],
+                          dtype=np.int64)  # the combination of g goats on the board
         nbr, beyond = line_tables(n)
-        params = np.array([cells, T, G, C] + [math.comb(cells - T, g) for g in range(G + 1)],
-                          dtype=np.int64)
+        params = np.array([cells, T, G, C], dtype=np.int64)
 
         # tiers: (placed, captured, side) in order of placed, captured, goats first
         self.tier_keys: list[tuple[int, int, int]] = []
@@ -412,7 +363,7 @@ class BaghChal(Game):
                 tid[p, k, s] = t
         keys = np.array(self.tier_keys, dtype=np.int64).reshape(nt, 3)
         self.tier_offsets = toff
-        self.ctx = (self.hash.nb, goff, nbr, beyond, params, toff,
+        self.ctx = (self.hash.nb, gcombo, nbr, beyond, params, toff,
                     keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy(), tarr, tid)
         self.hash_size = int(toff[-1])
         on_board = min(G, cells - T)

@@ -36,19 +36,17 @@ Tiers: by the number of neutral cubes (a move keeps it or lowers it by one), few
 symbols first; each tier lists itself and the tier with one neutral cube fewer.
 
 These rules are Quixo's with the same board numbering, so the jitted functions are
-games/quixo.py's (moves, un-moves, the 8 symmetries of the square); only the names and
-the tiers are Cambio's own.
+games/quixo.py's (moves, un-moves, the 8 symmetries of the square) and the class is a
+`Quixo` (board, hash, strings, move names); only the cell and end letters, the lax
+position parsing (any board) and the tiers are Cambio's own. Quixo's `parents_in_tier`
+is not taken: it is for Quixo's (X, O) tiers, not these.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from games.base import Game, PositionError, Tier, Variant
-from games.common import mask_symmetries
-from games.pushing import BLANK as NEUTRAL
-from games.pushing import push_table
+from games.base import Tier, Variant
 from games.quixo import (  # noqa: F401  the rules are Quixo's
+    Quixo,
     canonical,
     children,
     children_canonical,
@@ -59,34 +57,19 @@ from games.quixo import (  # noqa: F401  the rules are Quixo's
     parents_canonical,
     primitive,
 )
-from hashing import HashContext
-
-CHARS = "XO."
-SIDES = "LRTB"
 
 # ctx: games.quixo's (generic hash, pushing.push_table, common.mask_symmetries)
 
 
-class Cambio(Game):
+class Cambio(Quixo):
     name = "cambio"
     title = "Cambio"
-    loopy = True
     variants = {
         "size": Variant(3, 3, 4, "board side n; n in a row wins (4: defined, 86M hashes)"),
     }
-
-    def __init__(self, **variant):
-        super().__init__(**variant)
-        self.n = n = self.variant["size"]
-        nn = n * n
-        self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
-        self.ctx = (self.hash.nb, push_table(n), mask_symmetries(n))
-        self.hash_size = self.hash.size
-        self.max_children = 4 * nn
-        self.max_parents = 2 * self.max_children
-        self.scratch_size = 0
-        self.max_remoteness = 4095
-        self.start = self.hash.rank(np.full(nn, NEUTRAL, dtype=np.int8), 0)
+    chars = "XO."
+    ends = "LRTB"
+    cell_words = "X, O or . for neutral"
 
     def tiers(self) -> list[Tier]:
         """One tier per neutral-cube count (a run of combos), fewest symbols first."""
@@ -103,33 +86,5 @@ class Cambio(Game):
             out.append(Tier(f"{neutral} neutral", lo, hi, kids))
         return out
 
-    def to_string(self, h: int) -> str:
-        if not 0 <= h < self.hash_size:
-            raise PositionError(f"cambio hash {h} out of range")
-        board, turn = self.hash.unrank(h)
-        n = self.n
-        rows = "/".join("".join(CHARS[p] for p in board[r * n:(r + 1) * n])
-                        for r in range(n))
-        return f"{rows} {'xo'[turn]}"
-
-    def from_string(self, s: str) -> int:
-        n = self.n
-        parts = s.split()
-        if len(parts) != 2 or parts[1] not in ("x", "o"):
-            raise PositionError(
-                f"cambio position '{s}' should be {n} rows joined by '/', then a space and "
-                f"'x' or 'o' (the side to move), e.g. '{'/'.join(['.' * n] * n)} x'")
-        rows = parts[0].split("/")
-        if len(rows) != n or any(len(r) != n for r in rows):
-            raise PositionError(
-                f"cambio position '{s}' should have {n} rows of {n} cells (size={n})")
-        cells = "".join(rows)
-        bad = [ch for ch in cells if ch not in CHARS]
-        if bad:
-            raise PositionError(
-                f"cambio position '{s}': '{bad[0]}' is not a cell (X, O or . for neutral)")
-        board = np.array([CHARS.index(ch) for ch in cells], dtype=np.int8)
-        return self.hash.rank(board, 1 if parts[1] == "o" else 0)
-
-    def move_name(self, h: int, code: int) -> str:
-        return f"{code // 4 + 1}{SIDES[code % 4]}"
+    def check_reachable(self, s: str, cells: str, turn: int) -> None:
+        """Any board may be queried (see the module docstring)."""

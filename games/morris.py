@@ -51,7 +51,7 @@ Hash: the board is ranked by the generic hash (hashing.HashContext over the piec
 B, empty). The global numbering is a list of blocks, one per (stage, pieces on board of
 each side, side to move), where the stage is the number of placements made so far,
 0..2*men (2*men = movement phase; the side to move is free only there). A block's
-positions are numbered by the generic arrangement rank (computed in one pass here). Blocks
+positions are numbered by the generic arrangement rank (hashing.generic.arrangement_rank). Blocks
 hold the boards with W <= White's placed pieces and B <= Black's, the side to move with
 at least 2 pieces in all (board and hand) and the other side with at least 3 (a side below
 3 lost on its turn); during placement, at most (opponent's placed pieces - 2) of a side's
@@ -76,7 +76,7 @@ from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
 from hashing import HashContext
-from hashing.generic import unrank
+from hashing.generic import arrangement_pass, arrangement_rank, unrank
 
 W, B, EMPTY = 0, 1, 2
 CHARS = "WB-"
@@ -150,33 +150,16 @@ def _decode(ctx, h, board):
 
 @njit(cache=True, nogil=True)
 def _encode(ctx, board, stage, turn):
-    """Hash of `board` in the block (stage, turn), -1 when there is none: the generic
-    arrangement rank of hashing.generic.rank, in one pass for the types W, B, empty."""
-    hctx, bstart, blk = ctx[0], ctx[1], ctx[3]
-    binom, combo_index, combo_radix = hctx[1], hctx[2], hctx[4]
-    n = board.shape[0]
-    free = 0  # cells without a white piece so far
-    mw = 0
-    mb = 0
-    rw = 0
-    rb = 0
-    for i in range(n):
-        p = board[i]
-        if p == W:
-            mw += 1
-            rw += binom[i, mw]
-        else:
-            if p == B:
-                mb += 1
-                rb += binom[free, mb]
-            free += 1
-    combo = combo_index[mw + mb * (n + 1)]
+    """Hash of `board` in the block (stage, turn), -1 when there is none: the block's
+    start plus the board's generic arrangement rank (types W, B, empty)."""
+    m0, m1, r0, r1 = arrangement_pass(ctx[0], board)
+    combo, r = arrangement_rank(ctx[0], m0, m1, r0, r1)
     if combo < 0:
         return -1
-    k = blk[stage, combo, turn]
+    k = ctx[3][stage, combo, turn]
     if k < 0:
         return -1
-    return bstart[k] + rw * combo_radix[combo, 0] + rb * combo_radix[combo, 1]
+    return ctx[1][k] + r
 
 
 @njit(cache=True, nogil=True)

@@ -50,9 +50,6 @@ from games.pushing import (
 from hashing import HashContext
 from hashing.generic import unrank_masks
 
-CHARS = "XO-"
-ENDS = "LRUD"
-
 # ctx = (generic hash, pushing.push_table, common.mask_symmetries). Every rule comes in a
 # plain and a `_canonical` form (positions replaced by their canonical images, for
 # solver/symmetry.py), one inlined body each with `canon` constant.
@@ -149,12 +146,20 @@ def orbit(ctx, h, scratch):
 
 
 class Quixo(Game):
+    """Quixo, and the base of its family (games/cambio.py): the board, the generic hash
+    with a turn bit, the position string and the move names, each game with its own cell
+    letters (`chars`: X, O, blank) and push ends (`ends`: into the row from the left and
+    the right, into the column from the top and the bottom)."""
+
     name = "quixo"
     title = "Quixo"
     loopy = True
     variants = {
         "size": Variant(3, 3, 5, "board side n, n in a row wins (4: 86M slots; 5: defined)"),
     }
+    chars = "XO-"
+    ends = "LRUD"
+    cell_words = "X, O or -"
 
     def __init__(self, **variant):
         super().__init__(**variant)
@@ -163,7 +168,7 @@ class Quixo(Game):
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
         self.ctx = (self.hash.nb, push_table(n), mask_symmetries(n))
         self.hash_size = self.hash.size
-        self.max_children = 12 * n - 16
+        self.max_children = 12 * n - 16  # 4 corners with 2 pushes, other border cubes 3
         self.max_parents = 2 * self.max_children
         self.scratch_size = 0
         self.max_remoteness = 4095
@@ -176,10 +181,10 @@ class Quixo(Game):
 
     def to_string(self, h: int) -> str:
         if not 0 <= h < self.hash_size:
-            raise PositionError(f"quixo hash {h} out of range")
+            raise PositionError(f"{self.name} hash {h} out of range")
         board, turn = self.hash.unrank(h)
         n = self.n
-        rows = "/".join("".join(CHARS[p] for p in board[r * n:(r + 1) * n])
+        rows = "/".join("".join(self.chars[p] for p in board[r * n:(r + 1) * n])
                         for r in range(n))
         return f"{rows} {'xo'[turn]}"
 
@@ -189,25 +194,33 @@ class Quixo(Game):
         if (len(parts) != 2 or parts[1] not in ("x", "o")
                 or len(rows := parts[0].split("/")) != n or any(len(r) != n for r in rows)):
             raise PositionError(
-                f"quixo position '{s}' should be {n} rows of {n} cells (X, O, -) joined by "
-                f"'/', then a space and the side to move, e.g. '{'/'.join(['-' * n] * n)} x'")
+                f"{self.name} position '{s}' should be {n} rows of {n} cells "
+                f"({self.cell_words}) joined by '/', then a space and the side to move, "
+                f"e.g. '{'/'.join([self.chars[BLANK] * n] * n)} x'")
         cells = "".join(rows)
-        if bad := [ch for ch in cells if ch not in CHARS]:
-            raise PositionError(f"quixo position '{s}': '{bad[0]}' is not X, O or -")
-        board = np.array([CHARS.index(ch) for ch in cells], dtype=np.int8)
+        if bad := [ch for ch in cells if ch not in self.chars]:
+            raise PositionError(
+                f"{self.name} position '{s}': '{bad[0]}' is not a cell ({self.cell_words})")
+        board = np.array([self.chars.index(ch) for ch in cells], dtype=np.int8)
         turn = "xo".index(parts[1])
+        self.check_reachable(s, cells, turn)
+        return self.hash.rank(board, turn)
+
+    def check_reachable(self, s: str, cells: str, turn: int) -> None:
+        """PositionError unless the start can lead to the board: X moved first, and the
+        last mover's cube went in at the border."""
+        n = self.n
         nx, no = cells.count("X"), cells.count("O")
         border = [cells[r * n + c] for r in range(n) for c in range(n)
                   if r in (0, n - 1) or c in (0, n - 1)]
         if nx + no == 0:
             ok = turn == 0
-        else:  # X moved first; the last mover's cube went in at the border
+        else:
             ok = nx > 0 and "XO"[1 - turn] in border and (no > 0 or (turn, nx) == (1, 1))
         if not ok:
             raise PositionError(
-                f"quixo position '{s}' cannot occur: X moves first and the last mover's "
-                "cube is on the border")
-        return self.hash.rank(board, turn)
+                f"{self.name} position '{s}' cannot occur: X moves first and the last "
+                "mover's cube is on the border")
 
     def move_name(self, h: int, code: int) -> str:
-        return f"{code // 4 + 1}{ENDS[code % 4]}"
+        return f"{code // 4 + 1}{self.ends[code % 4]}"

@@ -10,14 +10,12 @@ import numpy as np
 import pytest
 import ref_baghchal
 import reference
+from checks import WORDS, named_children, parents_of
 
-from games import baghchal
 from games.baghchal import BaghChal
 from games.base import LOSE, PositionError, VariantError
 from solver.api import Solved
 from solver.solve import applicable_methods, solve
-
-WORDS = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 
 # (variant, expected start value, remoteness): the default, the GamesCrafters 3x3 game
 # (4 tigers, 4 goats, play until all goats are gone), and a drawn 4x4 board (whose
@@ -81,12 +79,6 @@ def test_moves_and_primitives_match_reference(variant):
         assert game.primitive_value(h) == p, pos
         got = sorted(game.to_string(c) for _, c in game.moves(h))
         assert got == sorted(kids[pos]), pos
-
-
-def parents_of(game, h):
-    out = np.empty(game.max_parents, np.int64)
-    n = baghchal.parents(game.ctx, h, out, np.empty(game.scratch_size, np.int8))
-    return [int(x) for x in out[:n]]
 
 
 PARENT_CASES = [v for v, *_ in SMALL] + [{"size": 4}, {"size": 5}]
@@ -185,10 +177,6 @@ def test_tiers_5x5():
 
 # -- hand-made positions on the standard board ------------------------------------------
 
-def moves_of(game, pos):
-    return {name: game.to_string(c) for name, c in game.moves(game.from_string(pos))}
-
-
 STD = BaghChal(size=5)
 
 
@@ -196,22 +184,22 @@ def test_standard_start():
     assert STD.variant == {"size": 5, "tigers": 4, "goats": 20, "captures": 5}
     start = STD.to_string(STD.start)
     assert start == "T---T/-----/-----/-----/T---T g 20 0"
-    m = moves_of(STD, start)
+    m = named_children(STD, start)
     assert len(m) == 21 and "c3" in m
     assert m["c3"] == "T---T/-----/--G--/-----/T---T t 19 0"
 
 
 def test_diagonals_only_on_even_points():
     # b3, d3, b1, d1 are odd points: orthogonal lines only
-    m = moves_of(STD, "----G/-----/-T-T-/-----/-T-T- t 19 0")
+    m = named_children(STD, "----G/-----/-T-T-/-----/-T-T- t 19 0")
     assert {n for n in m if n.startswith("b3")} == {"b3-b4", "b3-a3", "b3-c3", "b3-b2"}
     assert {n for n in m if n.startswith("b1")} == {"b1-a1", "b1-c1", "b1-b2"}
     # c3 (the centre) is even: 8 lines
-    m = moves_of(STD, "----G/-----/--T--/-----/T-T-T t 19 0")
+    m = named_children(STD, "----G/-----/--T--/-----/T-T-T t 19 0")
     assert {n for n in m if n.startswith("c3")} == {
         "c3-b4", "c3-c4", "c3-d4", "c3-b3", "c3-d3", "c3-b2", "c3-c2", "c3-d2"}
     # b5 is odd: no slide to c4 and no jump over c4 to d3; a5 is even: a5-b4
-    m = moves_of(STD, "-T--T/--G--/-----/-----/T---T t 19 0")
+    m = named_children(STD, "-T--T/--G--/-----/-----/T---T t 19 0")
     assert {n for n in m if n.startswith("b5")} == {"b5-a5", "b5-c5", "b5-b4"}
 
 
@@ -219,7 +207,7 @@ def test_captures():
     # the c3 tiger has a goat on each of its 8 neighbours; it jumps wherever the point
     # behind is empty (a5, e5, a3, e3), not onto the c5 / c1 goats or the a1 / e1 tigers
     pos = "-TG--/-GGG-/-GTG-/-GGG-/T-G-T t 10 0"
-    m = moves_of(STD, pos)
+    m = named_children(STD, pos)
     assert set(m) == {"c3xa5", "c3xe5", "c3xa3", "c3xe3", "b5-a5", "b5xd5",
                       "a1-a2", "a1-b1", "e1-e2", "e1-d1"}
     assert m["c3xa5"] == "TTG--/--GG-/-G-G-/-GGG-/T-G-T g 10 1"
@@ -228,9 +216,9 @@ def test_captures():
 
 
 def test_capture_goes_to_the_next_count():
-    m = moves_of(STD, "T---T/-----/--G--/-----/T---T t 19 0")
+    m = named_children(STD, "T---T/-----/--G--/-----/T---T t 19 0")
     assert all("x" not in n for n in m)  # no goat next to a tiger along a line
-    m = moves_of(STD, "T---T/-G---/-----/-----/T---T t 19 0")
+    m = named_children(STD, "T---T/-G---/-----/-----/T---T t 19 0")
     assert m["a5xc3"] == "----T/-----/--T--/-----/T---T g 19 1"  # diagonal capture
     assert "a5-b4" not in m and {"a5-b5", "a5-a4"} <= set(m)  # capturing is optional
 
@@ -250,10 +238,10 @@ def test_goats_win_by_trapping():
     assert STD.primitive_value(STD.from_string(pos)) == LOSE
     # b4 is on the a5 tiger's diagonal: it can slide there
     pos = "TGGGT/G-GGG/GGGGG/GGGGG/TGGGT t 0 0"
-    assert moves_of(STD, pos) == {"a5-b4": "-GGGT/GTGGG/GGGGG/GGGGG/TGGGT g 0 0"}
+    assert named_children(STD, pos) == {"a5-b4": "-GGGT/GTGGG/GGGGG/GGGGG/TGGGT g 0 0"}
     # c3 is two steps along the a5 / e5 / a1 / e1 diagonals: four captures
     pos = "TGGGT/GGGGG/GG-GG/GGGGG/TGGGT t 0 0"
-    assert set(moves_of(STD, pos)) == {"a5xc3", "e5xc3", "a1xc3", "e1xc3"}
+    assert set(named_children(STD, pos)) == {"a5xc3", "e5xc3", "a1xc3", "e1xc3"}
 
 
 def test_goats_without_a_move_lose():
@@ -264,7 +252,7 @@ def test_goats_without_a_move_lose():
     pos = "T-TGG/GTGGG/GGGGG/GGGGG/GGGGT g 0 0"
     assert STD.primitive_value(STD.from_string(pos)) == LOSE
     pos = "T-TGG/TGGGG/GGGGG/GGGGG/GGGGT g 0 0"
-    assert set(moves_of(STD, pos)) == {"b4-b5"}
+    assert set(named_children(STD, pos)) == {"b4-b5"}
 
 
 def test_3x3_trap_in_database(solved_root):
@@ -326,7 +314,7 @@ def test_bad_positions(pos):
 def test_4x4_odd_corners():
     # on 4x4 the top-right and bottom-left corners are odd points: no diagonal line
     game = BaghChal(size=4, tigers=3, goats=1, captures=1)
-    m = moves_of(game, "T--T/-G--/----/---T t 0 0")
+    m = named_children(game, "T--T/-G--/----/---T t 0 0")
     assert {n for n in m if n.startswith("d4")} == {"d4-c4", "d4-d3"}
     assert {n for n in m if n.startswith("a4")} == {"a4-b4", "a4-a3", "a4xc2"}
     assert {n for n in m if n.startswith("d1")} == {"d1-c1", "d1-d2", "d1-c2"}
@@ -336,6 +324,6 @@ def test_move_names():
     game = BaghChal()
     names = [n for n, _ in game.moves(game.start)]
     assert sorted(names) == sorted(["b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1"])
-    m = moves_of(game, "T--/-G-/--- t 5 0")
+    m = named_children(game, "T--/-G-/--- t 5 0")
     assert set(m) == {"a3-b3", "a3-a2", "a3xc1"}
     assert m["a3xc1"] == "---/---/--T g 5 1"

@@ -4,21 +4,18 @@ import itertools
 import math
 import random
 
-import numpy as np
+import checks
 import pytest
 import reference
-from checks import assert_matches_reference
 
 from games import connect4 as c4
 from games import get_game
 from games.base import PositionError
 from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.solve import solve
 
-WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 # (width, height, connect): small boards the reference solves in a second or two
 VARIANTS = [(3, 3, 3), (4, 3, 3), (3, 5, 3), (4, 4, 3)]
-_refs: dict = {}
 
 
 def variant(w, h, k):
@@ -26,31 +23,22 @@ def variant(w, h, k):
 
 
 def ref_table(w, h, k):
-    if (w, h, k) not in _refs:
-        _refs[w, h, k] = reference.solve(reference.Connect4(w, h, k))
-    return _refs[w, h, k]
+    return checks.reference_table(reference.Connect4, w, h, k)
 
 
-
-def cases():
-    for v in VARIANTS:
-        for m in applicable_methods(get_game("connect4", variant(*v))):
-            yield pytest.param(v, m, id=f"{v[0]}x{v[1]}c{v[2]}-{m}")
-
-
-@pytest.mark.parametrize("v,method", list(cases()))
+@pytest.mark.parametrize("v,method", checks.method_cases(
+    VARIANTS, lambda v: get_game("connect4", variant(*v)), lambda v: f"{v[0]}x{v[1]}c{v[2]}"))
 def test_every_reachable_position_matches_reference(v, method, tmp_path):
     ref = ref_table(*v)
     game = get_game("connect4", variant(*v))
-    result = solve(game, method, root=tmp_path)
-    assert result.positions == len(ref)
+    checks.solve_matches_reference(game, method, tmp_path, ref)
     solved = Solved(game, tmp_path)
-    assert_matches_reference(game, tmp_path, ref)
-    # the query path on a sample, moves included
-    for position in random.Random(1).sample(sorted(ref), 50):
+    # the query path on a sample, moves included (connect-k has no draws)
+    sample = random.Random(1).sample(sorted(ref), 50)
+    checks.assert_queries_match(solved, ref, sample)
+    for position in sample:
         info = solved.query(position)
         value, rem = ref[position]
-        assert (info.value, info.remoteness) == (WORD[value], rem), position
         if value not in (1, 3) or rem:  # not a finished game
             kids = reference.Connect4(*v).children(position)
             assert [m.position for m in info.moves] == kids
@@ -108,28 +96,13 @@ def test_rules_on_every_board(v):
     reachable or not, against the reference rules."""
     game = get_game("connect4", variant(*v))
     ref = reference.Connect4(*v)
-    w = v[0]
-    out, codes, scratch = game._buffers()
-    back = np.empty(w, np.int64)
-    strings = [game.to_string(h) for h in range(game.hash_size)]
     parents_seen: dict[int, set[int]] = {}
-    for h, s in enumerate(strings):
-        assert game.from_string(s) == h
-        p = int(c4.primitive(game.ctx, h, scratch))
-        assert p == ref.primitive(s), s
-        if p:
-            continue
-        n = c4.children(game.ctx, h, out, codes, scratch)
-        assert [strings[out[i]] for i in range(n)] == ref.children(s), s
-        names = [game.move_name(h, int(codes[i])) for i in range(n)]
-        assert names == [str(c + 1) for c in range(w) if s[c] == "-"], s
-        for i in range(n):
-            parents_seen.setdefault(int(out[i]), set()).add(h)
-    for h in range(game.hash_size):
-        n = c4.parents(game.ctx, h, back, scratch)
-        got = [int(x) for x in back[:n]]
-        assert len(set(got)) == n
-        assert set(got) == parents_seen.get(h, set()), strings[h]
+    for h, s, names, kids, strings in checks.rules_on_every_hash(game, ref):
+        assert strings == ref.children(s), s  # in column order
+        assert names == [str(c + 1) for c in range(v[0]) if s[c] == "-"], s
+        for c in kids:
+            parents_seen.setdefault(c, set()).add(h)
+    checks.assert_parents_invert_children(game, parents_seen)
 
 
 def test_tiers_are_contiguous_and_ordered():

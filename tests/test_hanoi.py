@@ -1,22 +1,19 @@
 """Towers of Hanoi end to end, against the independent reference solver and the seed
 document's DFS experiment ("Software writing software": DomainStates / RangeStates)."""
 
-import functools
 import json
 
-import numpy as np
 import pytest
 import reference
+from checks import assert_parents_invert_children, reference_table, solve_matches_reference
 from click.testing import CliRunner
 
-import games.hanoi as hanoi_mod
 from games import get_game
 from games.base import PositionError, VariantError
 from solver.api import Solved
 from solver.cli import cli
 from solver.solve import applicable_methods, solve
 
-WORD = {1: "lose", 4: "win"}
 METHODS = applicable_methods(get_game("hanoi"))
 
 # The seed document's table of optimal lines (disks -> DomainStates, RangeStates).
@@ -37,9 +34,8 @@ FRAME_STEWART_4 = [1, 3, 5, 9, 13, 17, 25, 33]  # 4 pegs, 1..8 disks
 FRAME_STEWART_5 = [1, 3, 5, 7, 11, 15]  # 5 pegs, 1..6 disks
 
 
-@functools.cache
 def ref_table(disks, pegs):
-    return reference.solve(reference.Hanoi(disks, pegs))
+    return reference_table(reference.Hanoi, disks, pegs)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -48,15 +44,9 @@ def ref_table(disks, pegs):
 def test_every_reachable_position_matches_reference(method, disks, pegs, tmp_path):
     game = get_game("hanoi", {"disks": disks, "pegs": pegs})
     ref = ref_table(disks, pegs)
-    result = solve(game, method, root=tmp_path)
-    assert result.positions == len(ref) == pegs ** disks == game.hash_size
+    result = solve_matches_reference(game, method, tmp_path, ref)
+    assert result.positions == pegs ** disks == game.hash_size
     solved = Solved(game, tmp_path)
-    values = solved.db.value_array[:]
-    rems = solved.db.remoteness_array[:]
-    for position, (value, rem) in ref.items():
-        h = game.from_string(position)
-        assert (int(values[h]), int(rems[h])) == (value, rem), position
-    assert int((values != 0).sum()) == len(ref)
     info = solved.query("1" * disks)
     assert (info.value, info.remoteness) == ("win", ref["1" * disks][1])
 
@@ -104,24 +94,7 @@ def test_rules_and_strings():
 
 @pytest.mark.parametrize("disks,pegs", [(3, 3), (3, 4), (4, 3)])
 def test_parents_invert_children(disks, pegs):
-    game = get_game("hanoi", {"disks": disks, "pegs": pegs})
-    ctx, n = game.ctx, game.hash_size
-    out = np.empty(game.max_children, np.int64)
-    codes = np.empty(game.max_children, np.int64)
-    scratch = np.empty(game.scratch_size, np.int8)
-    want = {h: set() for h in range(n)}
-    for p in range(n):
-        if hanoi_mod.primitive(ctx, p, scratch):
-            continue
-        k = hanoi_mod.children(ctx, p, out, codes, scratch)
-        assert k >= 1
-        for c in out[:k]:
-            want[int(c)].add(p)
-    for h in range(n):
-        k = hanoi_mod.parents(ctx, h, out, scratch)
-        got = [int(x) for x in out[:k]]
-        assert len(got) == len(set(got)), h
-        assert set(got) == want[h], game.to_string(h)
+    assert_parents_invert_children(get_game("hanoi", {"disks": disks, "pegs": pegs}))
 
 
 @pytest.mark.parametrize("disks", sorted(SEED_LINES))

@@ -10,7 +10,19 @@ from hypothesis import strategies as st
 from numba import njit
 
 from hashing import HashContext
-from hashing.generic import _pdep_table, _pext_table, pdep, pext, rank, rank_masks, unrank
+from hashing.generic import (
+    _pdep_table,
+    _pext_table,
+    arrangement_pass,
+    arrangement_rank,
+    combo_of,
+    pdep,
+    pext,
+    rank,
+    rank_masks,
+    unrank,
+    unrank_arrangement,
+)
 
 
 def brute_force(ncells, bounds, predicate=None):
@@ -183,6 +195,8 @@ SAME_CASES = [
     HashContext(20, [(0, 20)] * 3, turn=True).tier((6, 5, 9)),
     HashContext(12, [(0, 12)] * 4, turn=True),
     HashContext(10, [(0, 3), (0, 3), (0, 2), (0, 10), (0, 10)]),
+    HashContext(30, [(1, 1), (1, 1), (0, 2), (0, 1), (0, 30)], turn=True),  # quick chess
+    HashContext(25, [(0, 2), (0, 2), (0, 3), (0, 25)], turn=True),  # four types, 25 cells
 ]
 
 
@@ -207,6 +221,45 @@ def test_numbering_unchanged(ctx):
                          [0, ctx.size - 1]]).astype(np.int64)
     a, b = np.empty(n, np.int8), np.empty(n, np.int8)
     assert _compare(ctx.nb, boards, turns, hs, a, b) == 0
+
+
+@njit  # not cached: numba's cache would keep a stale copy of the hash inside it
+def _arrangement_mismatches(ctx, boards, turns, hs, a, b):
+    """Boards `arrangement_pass` and `arrangement_rank` rank otherwise than `rank` (its
+    combination's offset and side added), and hashes whose board `unrank_arrangement`
+    does not give back from that combination and rank."""
+    offsets = ctx[5]
+    bad = 0
+    for j in range(boards.shape[0]):
+        m0, m1, r0, r1 = arrangement_pass(ctx, boards[j])
+        combo, r = arrangement_rank(ctx, m0, m1, r0, r1)
+        h = rank(ctx, boards[j], turns[j])
+        if combo < 0:
+            bad += h != -1 or r != -1
+        else:
+            arrangements = (offsets[combo + 1] - offsets[combo]) // ctx[0][2]  # per side
+            bad += offsets[combo] + turns[j] * arrangements + r != h
+    for j in range(hs.shape[0]):
+        unrank(ctx, hs[j], a)
+        m0, m1, r0, r1 = arrangement_pass(ctx, a)
+        combo, r = arrangement_rank(ctx, m0, m1, r0, r1)
+        bad += combo != combo_of(ctx, hs[j])
+        unrank_arrangement(ctx, combo, r, b)
+        for i in range(a.shape[0]):
+            bad += a[i] != b[i]
+    return bad
+
+
+@pytest.mark.parametrize("ctx", [c for c in SAME_CASES if c.ntypes <= 3]
+                         + [HashContext(n, [(0, n)] * 3, turn=True) for n in (1, 4, 9)],
+                         ids=lambda c: f"{c.ncells}x{c.ntypes}")
+def test_arrangement_rank_is_rank_inside_the_combination(ctx):
+    rng = np.random.default_rng(ctx.ncells + 1)
+    boards, turns = _random_boards(ctx, rng, 20000)
+    hs = np.concatenate([rng.integers(0, ctx.size, 20000), ctx.offsets[:-1],
+                         ctx.offsets[1:] - 1]).astype(np.int64)
+    a, b = np.empty(ctx.ncells, np.int8), np.empty(ctx.ncells, np.int8)
+    assert _arrangement_mismatches(ctx.nb, boards, turns, hs, a, b) == 0
 
 
 @njit  # not cached: numba's cache would keep a stale copy of rank/rank_masks inside it

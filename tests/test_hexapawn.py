@@ -4,47 +4,35 @@ import random
 
 import pytest
 import reference
-from checks import assert_matches_reference
+from checks import (
+    assert_queries_match,
+    method_cases,
+    reference_table,
+    rules_on_every_hash,
+    solve_matches_reference,
+)
 
 from games import get_game
 from games import hexapawn as hx
 from games.base import PositionError
 from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.solve import solve
 
-WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 VARIANTS = [(3, 3), (2, 5), (3, 4), (4, 3), (4, 4)]  # (width, height)
-_refs: dict = {}
 
 
 def variant(w, h):
     return {"width": w, "height": h}
 
 
-def ref_table(w, h):
-    if (w, h) not in _refs:
-        _refs[w, h] = reference.solve(reference.Hexapawn(w, h))
-    return _refs[w, h]
-
-
-
-def cases():
-    for v in VARIANTS:
-        for m in applicable_methods(get_game("hexapawn", variant(*v))):
-            yield pytest.param(v, m, id=f"{v[0]}x{v[1]}-{m}")
-
-
-@pytest.mark.parametrize("v,method", list(cases()))
+@pytest.mark.parametrize("v,method", method_cases(
+    VARIANTS, lambda v: get_game("hexapawn", variant(*v)), lambda v: f"{v[0]}x{v[1]}"))
 def test_every_reachable_position_matches_reference(v, method, tmp_path):
-    ref = ref_table(*v)
+    ref = reference_table(reference.Hexapawn, *v)
     game = get_game("hexapawn", variant(*v))
-    result = solve(game, method, root=tmp_path)
-    assert result.positions == len(ref)
-    solved = Solved(game, tmp_path)
-    assert_matches_reference(game, tmp_path, ref)
-    for position in random.Random(2).sample(sorted(ref), 30):
-        info = solved.query(position)
-        assert (info.value, info.remoteness) == (WORD[ref[position][0]], ref[position][1])
+    solve_matches_reference(game, method, tmp_path, ref)
+    # hexapawn has no draws: every remoteness is the stored one
+    assert_queries_match(Solved(game, tmp_path), ref, random.Random(2).sample(sorted(ref), 30))
 
 
 def test_3x3_black_wins(tmp_path):
@@ -88,20 +76,7 @@ def test_rules_on_every_board(v):
     """primitive and children on every hash, reachable or not, against the reference
     rules; round trip of the strings; move names match the children."""
     game = get_game("hexapawn", variant(*v))
-    ref = reference.Hexapawn(*v)
-    out, codes, scratch = game._buffers()
-    for h in range(game.hash_size):
-        s = game.to_string(h)
-        assert game.from_string(s) == h
-        p = int(hx.primitive(game.ctx, h, scratch))
-        assert p == ref.primitive(s), s
-        if p:
-            continue
-        n = hx.children(game.ctx, h, out, codes, scratch)
-        kids = [game.to_string(int(out[i])) for i in range(n)]
-        assert sorted(kids) == sorted(ref.children(s)), s
-        names = [game.move_name(h, int(codes[i])) for i in range(n)]
-        assert len(set(names)) == n
+    for _h, s, names, _kids, kids in rules_on_every_hash(game, reference.Hexapawn(*v)):
         for name, kid in zip(names, kids, strict=True):
             assert _apply(s, name, v) == kid, (s, name)
 

@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 import ref_morris
 import reference
+from checks import WORDS, child_strings
 
 from games import get_game
 from games.base import LOSE, PositionError, VariantError
 from solver.api import Solved
 from solver.solve import applicable_methods, solve
-
-WORDS = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +40,6 @@ def _ref(game):
                 ref.nbrs[a].add(b)
                 ref.nbrs[b].add(a)
     return ref
-
-
-def _children(game, s):
-    return sorted(game.to_string(c) for _, c in game.moves(game.from_string(s)))
 
 
 # -- Three Men's Morris: the whole game against the reference ------------------------------
@@ -90,7 +85,7 @@ def test_three_rules(three):
         assert three.from_string(s) == h
         assert three.primitive_value(h) == ref.primitive(s), s
         if not ref.primitive(s):
-            assert _children(three, s) == sorted(ref.children(s)), s
+            assert child_strings(three, s) == sorted(ref.children(s)), s
     # a mill wins at once, also during placement
     assert three.primitive_value(three.from_string("WWW/BB-/--- b 0 1")) == LOSE
     # no diagonal slides: White (a3 b3 a2) is blocked by c3 b2 a1, which is no line
@@ -98,7 +93,7 @@ def test_three_rules(three):
     assert three.primitive_value(three.from_string("WWB/WB-/B-- b 0 0")) == 0
     # only b2-c2: a3 and a1 are boxed in, b2 cannot step to c3 or c1
     assert [n for n, _ in three.moves(three.from_string("WB-/BW-/WB- w 0 0"))] == ["b2-c2"]
-    assert _children(three, "WB-/BW-/WB- w 0 0") == ["WB-/B-W/WB- b 0 0"]
+    assert child_strings(three, "WB-/BW-/WB- w 0 0") == ["WB-/B-W/WB- b 0 0"]
     diag = get_game("morris", "men=3,diagonals=1")
     assert diag.primitive_value(diag.from_string("WWB/WB-/B-- w 0 0")) == LOSE  # B's line
     assert sorted(n for n, _ in diag.moves(diag.from_string("WB-/BW-/WB- w 0 0"))) == \
@@ -124,7 +119,7 @@ def test_random_positions_match_reference(men, six, nine):
         p = game.primitive_value(h)
         assert p == ref.primitive(s), s
         if not p:
-            kids = _children(game, s)
+            kids = child_strings(game, s)
             assert kids == sorted(ref.children(s)), s
             assert len(kids) <= game.max_children
             count += 1

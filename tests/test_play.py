@@ -7,11 +7,11 @@ import sys
 
 import pytest
 import reference
+from checks import WORDS
 
 import solver
 from solver.cli import main
 
-WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 FLIP = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
 REF = {
     "hexapawn": lambda: reference.Hexapawn(3, 3),
@@ -32,7 +32,7 @@ def ref_word(game, position):
     g, table = ref(game)
     v, r = table[position]
     shown = None if v == 2 or (g.puzzle and v == 1) else r
-    return WORD[v], shown
+    return WORDS[v], shown
 
 
 @pytest.fixture(scope="module")

@@ -13,25 +13,21 @@ import random
 import pytest
 import ref_quarto
 import reference
+from checks import WORDS, reference_table
 
 from games.base import LOSE, TIE, PositionError
 from games.quarto import Quarto
 from solver.api import Solved
 from solver.solve import applicable_methods, solve
 
-WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 SMALL = [(2, 2), (2, 3), (2, 4), (3, 2)]
 # (reachable positions, start value, start remoteness)
 KNOWN = {(2, 2): (245, "lose", 4), (2, 3): (1385, "lose", 4), (2, 4): (6353, "lose", 4),
          (3, 2): (6017, "tie", 5), (3, 3): (6408705, "lose", 6)}
-_REF: dict = {}
 
 
 def ref_table(size, attributes):
-    key = (size, attributes)
-    if key not in _REF:
-        _REF[key] = reference.solve(ref_quarto.Quarto(size, attributes))
-    return _REF[key]
+    return reference_table(ref_quarto.Quarto, size, attributes)
 
 
 def game(size=3, attributes=3):
@@ -42,7 +38,7 @@ def check_against_reference(g, solved, ref):
     for position, (value, rem) in ref.items():
         h = g.from_string(position)
         assert g.to_string(h) == position
-        assert solved.lookup(h) == (WORD[value], rem), position
+        assert solved.lookup(h) == (WORDS[value], rem), position
     values = solved.db.value_array[:]
     assert int((values != 0).sum()) == len(ref)
 
@@ -76,7 +72,7 @@ def test_default_variant_subtrees_match_reference(tmp_path):
             s = rng.choice(rules.children(s))
         check_subtree = reference.solve(ref_quarto.Quarto(3, 3, start=s))
         for position, (value, rem) in check_subtree.items():
-            assert solved.lookup(g.from_string(position)) == (WORD[value], rem), position
+            assert solved.lookup(g.from_string(position)) == (WORDS[value], rem), position
 
 
 def random_positions(g, games, seed):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import ref_quickchess
 import reference
-from checks import assert_matches_reference
+from checks import arrays, assert_matches_reference, solve_matches_reference
 
 from games import get_game
 from games.base import LOSE, TIE, PositionError, VariantError, parse_variant
@@ -31,20 +31,17 @@ def test_every_reachable_position_matches_reference(tmp_path, variant):
     g = get_game("quickchess", variant)
     ref = _ref(g)
     assert g.to_string(g.start) == ref.start()
-    table = reference.solve(ref)
-    solve(g, "retrograde", root=tmp_path)
-    assert_matches_reference(g, tmp_path, table)
+    solve_matches_reference(g, "retrograde", tmp_path, reference.solve(ref))
 
 
 def test_methods_write_the_same_bytes(tmp_path):
     g = get_game("quickchess", "pieces=KRkb,width=3,height=4")
-    arrays = []
+    got = []
     for method in ("retrograde", "tiers", "bottomup"):
         solve(g, method, root=tmp_path / method)
-        s = Solved(g, tmp_path / method)
-        arrays.append((s.db.value_array[:], s.db.remoteness_array[:]))
-    for v, r in arrays[1:]:
-        assert np.array_equal(v, arrays[0][0]) and np.array_equal(r, arrays[0][1])
+        got.append(arrays(g, tmp_path / method))
+    for v, r in got[1:]:
+        assert np.array_equal(v, got[0][0]) and np.array_equal(r, got[0][1])
 
 
 def _legal(ref, s):

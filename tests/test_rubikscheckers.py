@@ -2,61 +2,36 @@
 
 import random
 
+import checks
 import numpy as np
 import pytest
 import ref_rubikscheckers as rr
-import reference
 
 from games import rubikscheckers as rc
 from games.base import PositionError, VariantError
 from games.rubikscheckers import RubiksCheckers
 from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.solve import solve
 
-WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 VARIANTS = [(4, 4, 1), (3, 4, 1), (4, 5, 1), (5, 4, 1)]  # (width, height, rows)
 BIG = (5, 4, 1)  # checked with retrograde only, to keep the file fast
-_refs: dict = {}
 
 
 def game_of(v):
     return RubiksCheckers(width=v[0], height=v[1], rows=v[2])
 
 
-def ref_table(v):
-    if v not in _refs:
-        _refs[v] = reference.solve(rr.RubiksCheckers(*v))
-    return _refs[v]
-
-
-def cases():
-    for v in VARIANTS:
-        for m in applicable_methods(game_of(v)):
-            if v == BIG and m != "retrograde":
-                continue
-            yield pytest.param(v, m, id=f"{v[0]}x{v[1]}r{v[2]}-{m}")
-
-
-@pytest.mark.parametrize("v,method", list(cases()))
+@pytest.mark.parametrize("v,method", [
+    case for case in checks.method_cases(VARIANTS, game_of, lambda v: f"{v[0]}x{v[1]}r{v[2]}")
+    if case.values[0] != BIG or case.values[1] == "retrograde"])
 def test_every_reachable_position_matches_reference(v, method, tmp_path):
-    ref = ref_table(v)
+    ref = checks.reference_table(rr.RubiksCheckers, *v)
     game = game_of(v)
     assert game.to_string(game.start) == rr.RubiksCheckers(*v).start()
-    result = solve(game, method, root=tmp_path)
-    assert result.positions == len(ref)
-    solved = Solved(game, tmp_path)
-    values = solved.db.value_array[:]
-    rems = solved.db.remoteness_array[:]
-    assert int((values != 0).sum()) == len(ref)
-    hashes = np.array([game.from_string(p) for p in ref], np.int64)
-    want_v = np.array([x for x, _ in ref.values()], np.int64)
-    want_r = np.array([r for _, r in ref.values()], np.int64)
-    bad = np.flatnonzero((values[hashes] != want_v) | (rems[hashes] != want_r))
-    assert bad.size == 0, [game.to_string(int(hashes[i])) for i in bad[:5]]
-    for position in random.Random(3).sample(sorted(ref), 30):
-        info = solved.query(position)
-        want = ref[position]
-        assert (info.value, info.remoteness) == (WORD[want[0]], None if want[0] == 2 else want[1])
+    checks.solve_matches_reference(game, method, tmp_path, ref)
+    sample = random.Random(3).sample(sorted(ref), 30)
+    checks.assert_queries_match(Solved(game, tmp_path), ref, sample)
+    for position in sample:
         assert game.to_string(game.from_string(position)) == position
 
 
@@ -65,28 +40,14 @@ def test_rules_on_every_hash(v):
     """primitive and children on every hash (reachable or not) against the reference;
     string round trips; move names distinct; tiers cover the space and list children."""
     game = game_of(v)
-    ref = rr.RubiksCheckers(*v)
-    out, codes, scratch = game._buffers()
-    tiers = game.tiers()
-    assert tiers[0].start == 0 and tiers[-1].stop == game.hash_size
-    assert all(a.stop == b.start for a, b in zip(tiers, tiers[1:], strict=False))
+    tiers = checks.contiguous_tiers(game)
     tier_of = np.zeros(game.hash_size, np.int64)
     for i, t in enumerate(tiers):
         tier_of[t.start:t.stop] = i
-    for h in range(game.hash_size):
-        s = game.to_string(h)
-        assert game.from_string(s) == h
-        p = int(rc.primitive(game.ctx, h, scratch))
-        assert p == ref.primitive(s), s
-        if p:
-            continue
-        n = rc.children(game.ctx, h, out, codes, scratch)
-        kids = [game.to_string(int(out[i])) for i in range(n)]
-        assert sorted(kids) == sorted(ref.children(s)), s
-        names = [game.move_name(h, int(codes[i])) for i in range(n)]
-        assert len(set(names)) == n
-        for i in range(n):
-            assert tier_of[out[i]] in tiers[tier_of[h]].children
+    rules = checks.rules_on_every_hash(game, rr.RubiksCheckers(*v))
+    for h, _s, _names, children, _strings in rules:
+        for c in children:
+            assert tier_of[c] in tiers[tier_of[h]].children
 
 
 @pytest.fixture(scope="module")
@@ -168,14 +129,4 @@ def test_parents_invert_children(v):
     """parents(h) lists, once each, exactly the hashes that have h among their children."""
     game = game_of(v)
     assert game.has_parents
-    out, codes, scratch = game._buffers()
-    pout = np.empty(game.max_parents, np.int64)
-    inverse: dict[int, list[int]] = {}
-    for h in range(game.hash_size):
-        if rc.primitive(game.ctx, h, scratch):
-            continue
-        for i in range(rc.children(game.ctx, h, out, codes, scratch)):
-            inverse.setdefault(int(out[i]), []).append(h)
-    for h in range(game.hash_size):
-        got = [int(x) for x in pout[:rc.parents(game.ctx, h, pout, scratch)]]
-        assert sorted(got) == sorted(inverse.get(h, [])), game.to_string(h)
+    checks.assert_parents_invert_children(game, once=True)

@@ -4,74 +4,29 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
+import checks
 import pytest
 import ref_teeko
-import reference
-from checks import assert_matches_reference
 
-from games import teeko as tk
 from games.base import LOSE, PositionError, VariantError
 from games.teeko import Teeko
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.solve import applicable_methods
 
-
-@pytest.fixture(scope="module")
-def small():
-    return Teeko(size=3, pieces=3)
-
-
-@pytest.fixture(scope="module")
-def table():
-    return reference.solve(ref_teeko.Teeko(3, 3))
-
-
-def _named(game, s):
-    return sorted((name, game.to_string(c)) for name, c in game.moves(game.from_string(s)))
-
-
-def _ref_named(ref, s):
-    return [] if ref.primitive(s) else sorted(ref.moves(s))
-
-
-def _parents(game, h):
-    out = np.empty(game.max_parents, np.int64)
-    n = tk.parents(game.ctx, h, out, np.empty(game.scratch_size, np.int8))
-    return [int(x) for x in out[:n]]
+SMALL = (Teeko, {"size": 3, "pieces": 3})  # solved whole: conftest's `small` and `table`
+REFERENCE = (ref_teeko.Teeko, 3, 3)
 
 
 @pytest.mark.parametrize("method", applicable_methods(Teeko))
 def test_every_reachable_position_matches_reference(method, small, table, tmp_path):
-    assert small.to_string(small.start) == ref_teeko.Teeko(3, 3).start() == "---/---/--- x"
-    res = solve(small, method, root=tmp_path)
-    assert res.positions == len(table) == 5390
-    assert_matches_reference(small, tmp_path, table)
-    start = Solved(small, tmp_path).query()
-    assert (start.value, start.remoteness) == ("draw", None) and table[start.position][0] == 2
+    assert small.to_string(small.start) == "---/---/--- x"
+    checks.assert_solves_like_reference(
+        small, ref_teeko.Teeko(3, 3), method, tmp_path, table, 5390, ("draw", None))
 
 
 def test_rules_and_unmoves_on_every_hash(small):
     """primitive and named moves on every hash; the un-moves of every hash are exactly the
     non-primitive positions with it among their children."""
-    ref = ref_teeko.Teeko(3, 3)
-    out, codes, scratch = small._buffers()
-    strings = [small.to_string(h) for h in range(small.hash_size)]
-    seen: dict[int, set[int]] = {}
-    for h, s in enumerate(strings):
-        p = int(tk.primitive(small.ctx, h, scratch))
-        assert p == ref.primitive(s), s
-        if p:
-            continue
-        n = tk.children(small.ctx, h, out, codes, scratch)
-        got = sorted((small.move_name(h, int(codes[i])), strings[out[i]]) for i in range(n))
-        assert got == _ref_named(ref, s), s
-        for i in range(n):
-            seen.setdefault(int(out[i]), set()).add(h)
-    for h in range(small.hash_size):
-        ps = _parents(small, h)
-        assert len(ps) == len(set(ps)) <= small.max_parents
-        assert set(ps) == seen.get(h, set()), strings[h]
+    checks.assert_rules_and_unmoves_on_every_hash(small, ref_teeko.Teeko(3, 3))
 
 
 @pytest.mark.parametrize("v", [(4, 4, 0), (5, 4, 0), (5, 4, 1), (4, 3, 0), (5, 3, 0)])
@@ -80,26 +35,8 @@ def test_bigger_boards_random_games(v):
     n, p, adv = v
     game, ref = Teeko(size=n, pieces=p, advanced=adv), ref_teeko.Teeko(n, p, bool(adv))
     rng = random.Random(sum(v))
-    pos, ends = ref.start(), 0
-    for _ in range(600):
-        h = game.from_string(pos)
-        assert game.to_string(h) == pos
-        assert game.primitive_value(h) == ref.primitive(pos), pos
-        assert _named(game, pos) == _ref_named(ref, pos), pos
-        if ref.primitive(pos):
-            pos, ends = ref.start(), ends + 1
-            continue
-        kids = ref.children(pos)
-        for c in rng.sample(kids, min(3, len(kids))):
-            assert h in _parents(game, game.from_string(c)), (pos, c)
-        pos = rng.choice(kids)
-    assert ends >= 1
-    for _ in range(150):
-        h = rng.randrange(game.hash_size)
-        s = game.to_string(h)
-        assert game.primitive_value(h) == ref.primitive(s), s
-        for q in _parents(game, h):
-            assert s in ref.children(game.to_string(q)), (s, game.to_string(q))
+    assert checks.assert_random_games_match(game, ref, rng, 600, parents_per_move=3) >= 1
+    checks.assert_random_parents_match(game, ref, rng, 150)
 
 
 def test_patterns_of_the_standard_and_advanced_games():
@@ -128,13 +65,13 @@ def test_moves_and_phases():
     assert len(game.moves(start)) == 25 and game.moves(start)[0][0] == "1"
     # the last drop leads into the move phase with X to move
     s = "XXX--/OO---/X----/-----/---O- o"
-    kids = {n: game.to_string(c) for n, c in game.moves(game.from_string(s))}
+    kids = checks.named_children(game, s)
     assert len(kids) == 18 and kids["25"] == "XXX--/OO---/X----/-----/---OO x"
     # steps go to adjacent empty squares in 8 directions
     s = "XXX--/OO---/X----/-----/---OO x"
     names = sorted(n for n, _ in game.moves(game.from_string(s)))
     assert names == sorted(["2-8", "3-4", "3-8", "3-9", "11-12", "11-16", "11-17"])
-    kids = {n: game.to_string(c) for n, c in game.moves(game.from_string(s))}
+    kids = checks.named_children(game, s)
     assert kids["11-17"] == "XXX--/OO---/-----/-X---/---OO o"
 
 

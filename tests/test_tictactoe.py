@@ -2,12 +2,11 @@
 
 import pytest
 import reference
+from checks import assert_queries_match, solve_matches_reference
 
 from games import get_game
 from solver.api import Solved
 from solver.solve import applicable_methods, solve
-
-WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 
 
 @pytest.fixture(scope="module")
@@ -18,15 +17,8 @@ def ref():
 @pytest.mark.parametrize("method", applicable_methods(get_game("tictactoe")))
 def test_every_reachable_position_matches_reference(method, ref, tmp_path):
     game = get_game("tictactoe")
-    result = solve(game, method, root=tmp_path)
-    assert result.positions == len(ref) == 5478
-    solved = Solved(game, tmp_path)
-    for position, (value, rem) in ref.items():
-        info = solved.query(position)
-        assert info.value == WORD[value], position
-        assert info.remoteness == (rem if value != 2 else None), position
-    values = solved.db.value_array[:]
-    assert int((values != 0).sum()) == len(ref)
+    assert solve_matches_reference(game, method, tmp_path, ref).positions == 5478
+    assert_queries_match(Solved(game, tmp_path), ref, ref)
 
 
 def test_known_counts(tmp_path):

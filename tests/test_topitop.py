@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import random
 
+import checks
 import pytest
 import ref_topitop
-import reference
-from checks import assert_matches_reference
 
 from games.base import PositionError, VariantError
 from games.topitop import Topitop
 from solver.api import Solved
 from solver.solve import applicable_methods, solve
 
-WORDS = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
-
-
-@pytest.fixture(scope="module")
-def small():
-    return Topitop(castles=1)
+SMALL = (Topitop, {"castles": 1})  # solved whole: conftest's `small` and `table`
+REFERENCE = (ref_topitop.Topitop, 1)
 
 
 @pytest.fixture(scope="module")
@@ -27,36 +22,17 @@ def full():
     return Topitop(castles=2)
 
 
-@pytest.fixture(scope="module")
-def table():
-    return reference.solve(ref_topitop.Topitop(1))
-
-
-def _kids(game, s):
-    return sorted(game.to_string(c) for _, c in game.moves(game.from_string(s)))
-
-
-def _ref_kids(n, s):
-    ref = ref_topitop.Topitop(n)
-    return [] if ref.primitive(s) else sorted(ref.children(s))
-
-
 @pytest.mark.parametrize("method", applicable_methods(Topitop))
 def test_every_reachable_position_matches_reference(method, small, table, tmp_path):
-    assert small.to_string(small.start) == ref_topitop.Topitop(1).start()
-    res = solve(small, method, root=tmp_path)
-    assert res.positions == len(table) == 17974
-    assert_matches_reference(small, tmp_path, table)
-    s = Solved(small, tmp_path)
-    start = s.query()
-    assert (start.value, start.remoteness) == ("draw", None)
+    checks.assert_solves_like_reference(
+        small, ref_topitop.Topitop(1), method, tmp_path, table, 17974, ("draw", None))
 
 
 def test_children_match_reference_everywhere(small, table):
     """Move generation (with multiplicity) of every reachable position, and primitives."""
     ref = ref_topitop.Topitop(1)
     for pos in table:
-        assert _kids(small, pos) == _ref_kids(1, pos), pos
+        assert checks.child_strings(small, pos) == checks.ref_children(ref, pos), pos
         assert small.primitive_value(small.from_string(pos)) == ref.primitive(pos), pos
 
 
@@ -64,20 +40,9 @@ def test_full_game_random_positions_match_reference(full):
     """castles=2: children and primitive of random hashes (reachable or not) agree."""
     ref = ref_topitop.Topitop(2)
     rng = random.Random(7)
-    for _ in range(1500):
-        h = rng.randrange(full.hash_size)
-        pos = full.to_string(h)
-        assert full.from_string(pos) == h
-        assert full.primitive_value(h) == ref.primitive(pos), pos
-        assert _kids(full, pos) == _ref_kids(2, pos), pos
-        assert full.primitive_value(h) or full.moves(h), pos  # never stuck
+    checks.assert_random_hashes_match(full, ref, rng, 1500)
     # a random playout from the start stays in agreement
-    pos = full.to_string(full.start)
-    for _ in range(300):
-        if ref.primitive(pos):
-            break
-        assert _kids(full, pos) == _ref_kids(2, pos), pos
-        pos = rng.choice(ref.children(pos))
+    checks.assert_playout_matches(full, ref, rng, 300)
 
 
 def test_hash_is_dense_and_roundtrips(small, full):
@@ -98,7 +63,7 @@ def test_stacking_rules(full):
     assert "2-1" in ms and "1-2" not in ms
     assert "4-5" not in ms  # the red bucket is not blue's
     assert "1-4" not in ms and "2-4" not in ms  # nothing rests on a bucket
-    kids = _kids(full, s)
+    kids = checks.child_strings(full, s)
     assert "LS,-,-/R,-,-/-,-,- r" in kids
     # red may put its bucket on the small or on the large sandcastle, not blue's
     ms = names("L,S,-/R,-,-/-,-,- r")
