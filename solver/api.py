@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from games import get_game
-from games.base import VALUE_WORDS, Game, PositionError, shown_remoteness
+from games.base import VALUE_WORDS, Game, GsolveError, PositionError, shown_remoteness
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,20 @@ class Solved:
     """A solved game variant, read from its database."""
 
     def __init__(self, game: Game, db: str | Path | None = None):
-        from solver.database import Database  # zarr: only when a database is opened
+        # zarr: only when a database is opened
+        from solver.database import Database, UnfinishedSolve
 
         self.game = game
-        self.db = Database.open(game, db)
+        try:
+            self.db = Database.open(game, db)
+        except UnfinishedSolve as e:  # never suggest a resume that would be refused
+            from solver.estimate import check_solve
+
+            try:
+                check_solve(game, "tiers", root=e.path.parent.parent)
+            except GsolveError as why:
+                raise e.refused(why) from None
+            raise
 
     def __repr__(self) -> str:
         return f"Solved({self.game.name!r}, {self.game.variant_key!r}, {str(self.db.path)!r})"

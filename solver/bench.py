@@ -30,13 +30,13 @@ def machine() -> str:
 
 def run_benchmark(game: str, variant: str | None = None, method: str | None = None) -> dict:
     from games.base import GsolveError
-    from solver.estimate import check_fits, record_speed
+    from solver.estimate import check_fits, default_method, record_speed
+    from solver.methods import applicable_methods, method_module
     from solver.parallel import threads
-    from solver.solve import _method_module, applicable_methods, default_method
 
     g = get_game(game, variant)
     method = method or default_method(g)
-    module = _method_module(method)
+    module = method_module(method)
     if method not in applicable_methods(g):
         raise GsolveError(module.why_not(g))
     check_fits(g, method)  # the same refusal as a solve: never a MemoryError

@@ -581,7 +581,8 @@ def clean(game, variant, db, dry_run):
 def list_games(as_json):
     """Games, their variants with defaults, and the methods that apply."""
     from games.registry import available, game_class
-    from solver.solve import applicable_methods, default_method
+    from solver.estimate import default_method
+    from solver.methods import applicable_methods
 
     rows = []
     for name in available():
@@ -659,8 +660,7 @@ def error(text) -> None:
 
 def _check_environment() -> None:
     """Settings from the environment fail here, as one line, not deep inside a solve."""
-    from solver.env import check_all
-    from solver.estimate import available_memory
+    from solver.env import available_memory, check_all
 
     check_all()  # GSOLVE_THREADS, GSOLVE_PROGRESS_SECONDS, GSOLVE_TIER_PAUSE
     available_memory()  # GSOLVE_MEMORY

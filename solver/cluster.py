@@ -240,9 +240,9 @@ def _here(game: Game, store: str, p, limit: int):
     task per level), so that the workers' cores are not left idle behind a task on one
     thread, nor a tiny task behind a scheduler round trip. No other task runs meanwhile,
     so its writes need no cluster lock."""
-    from solver.tier_manager import open_group
+    from solver.storage import open_group
 
-    group = open_group(store)
+    group = open_group(store, "r+")
     return lambda k: tier_worker.run_task(k[0], game, group, p.tasks[k[1]], limit)
 
 
@@ -304,6 +304,4 @@ def _free_locks_of_dead_workers(client) -> None:
 
 
 def _peak() -> int:
-    from solver.tier_manager import peak_rss
-
-    return peak_rss()
+    return tier_worker.peak_rss()

@@ -255,7 +255,7 @@ class Database:
         self.path = path
         self.game = game
         if not (path / "zarr.json").exists():
-            raise DatabaseError(_missing_message(path, game))
+            raise _missing(path, game)
         try:
             group = storage.open_group(path, "r")
             attrs = dict(group.attrs)
@@ -426,13 +426,31 @@ class Database:
                         "or copied from another database)"), c)
 
 
-def _missing_message(path: Location, game: Game) -> str:
+class UnfinishedSolve(DatabaseError):
+    """No database, but the resumable store of an interrupted tiered solve: its message
+    says to resume it. A caller that can plan (solver/api.py) turns it into `refused` where
+    a resume would be refused here, so no message suggests a resume that cannot run."""
+
+    def __init__(self, game: Game, path: Location, done: str):
+        self.game, self.path, self.partial, self.done = game, path, partial_path(path), done
+        super().__init__(f"unfinished solve of {game.describe()} at {self.partial}{done}: "
+                         f"rerun `gsolve {command(game, path, '--method', 'tiers')}` to "
+                         "resume it")
+
+    def refused(self, why: Exception) -> DatabaseError:
+        return DatabaseError(
+            f"unfinished solve of {self.game.describe()} at {self.partial}{self.done}, "
+            f"which cannot be resumed here ({why}); `gsolve clean "
+            f"{command(self.game, self.path)}` removes it")
+
+
+def _missing(path: Location, game: Game) -> DatabaseError:
     from solver.lock import running_writer
 
     pid = running_writer(path)
     if pid is not None:
-        return (f"{game.describe()} is being solved now by pid {pid} into {path}: try again "
-                "when it has finished")
+        return DatabaseError(f"{game.describe()} is being solved now by pid {pid} into "
+                             f"{path}: try again when it has finished")
     partial = partial_path(path)
     if (partial / "zarr.json").exists():
         done = ""
@@ -442,17 +460,9 @@ def _missing_message(path: Location, game: Game) -> str:
                 done = f" ({len(attrs['tiers_done'])} tiers done)"
         except (OSError, ValueError):
             pass
-        try:  # never suggest a resume that would be refused
-            from solver.estimate import check_solve
-
-            check_solve(game, "tiers", root=path.parent.parent)
-        except GsolveError as e:
-            return (f"unfinished solve of {game.describe()} at {partial}{done}, which cannot "
-                    f"be resumed here ({e}); `gsolve clean {command(game, path)}` removes it")
-        return (f"unfinished solve of {game.describe()} at {partial}{done}: rerun "
-                f"`gsolve {command(game, path, '--method', 'tiers')}` to resume it")
-    return (f"no database for {game.describe()} at {path}: solve it first with "
-            f"`gsolve {command(game, path)}`")
+        return UnfinishedSolve(game, path, done)
+    return DatabaseError(f"no database for {game.describe()} at {path}: solve it first with "
+                         f"`gsolve {command(game, path)}`")
 
 
 class PartialStore:

@@ -6,7 +6,7 @@ line naming the variable (never a silent default, never a ValueError deep in a s
     GSOLVE_PROGRESS_SECONDS   seconds between progress lines off a terminal (progress.py)
     GSOLVE_TIER_PAUSE         seconds a tiered solve sleeps after each task (tests)
 
-GSOLVE_MEMORY is a size (`8G`), read by solver.estimate.parse_bytes.
+GSOLVE_MEMORY is a size (`8G`), read by parse_bytes (available_memory).
 """
 
 from __future__ import annotations
@@ -66,3 +66,30 @@ def check_all() -> None:
     threads_setting()
     progress_seconds()
     tier_pause()
+
+
+def parse_bytes(text: str, what: str) -> int:
+    """'8G', '512M', '2.5GiB', '1000000' -> bytes; GsolveError otherwise."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", text, re.IGNORECASE)
+    if not m:
+        raise GsolveError(f"{what}='{text[:40]}' is not a size (e.g. 8G, 512M)")
+    scale = 1024 ** " kmgt".index(m.group(2).lower() or " ")
+    return int(float(m.group(1)) * scale)
+
+
+def available_memory() -> int | None:
+    """Bytes a solve may use: MemAvailable, capped by $GSOLVE_MEMORY when set."""
+    have = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    have = int(line.split()[1]) * 1024
+                    break
+    except OSError:
+        pass
+    cap = os.environ.get("GSOLVE_MEMORY")
+    if cap:
+        limit = parse_bytes(cap, "GSOLVE_MEMORY")
+        have = limit if have is None else min(have, limit)
+    return have

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -35,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from games.base import Game, GsolveError
+from solver.env import available_memory
+from solver.progress import duration
 
 # CPU seconds of a solve per second of `base` (see above), fitted on this project's
 # measured solves: Connect-4 5x5 and 6x5 tiers, Quixo 4x4 retrograde, Quixo and Teeko
@@ -94,19 +95,6 @@ class Estimate:
         return f"{self.method}: about {self.figures()} ({self.source})"
 
 
-def duration(seconds: float) -> str:
-    """'45 s', '12 min', '3.4 h', '2.1 days' (at least '1 s': an estimate is never 0)."""
-    if seconds < 90:
-        return f"{max(1.0, seconds):.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    if seconds < 86400 * 3650:
-        return f"{seconds / 86400:,.1f} days"
-    return f"{seconds / 86400 / 365.25:,.3g} years"
-
-
 def size(n: float) -> str:
     for scale, name in ((1 << 50, "PiB"), (1 << 40, "TiB"), (1 << 30, "GiB"),
                         (1 << 20, "MiB")):
@@ -141,33 +129,6 @@ def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
     n = max(1, workers)
     p = plan(game, max(1, (budget - BASE * n) // n))
     return p.largest * n + BASE * n
-
-
-def parse_bytes(text: str, what: str) -> int:
-    """'8G', '512M', '2.5GiB', '1000000' -> bytes; GsolveError otherwise."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", text, re.IGNORECASE)
-    if not m:
-        raise GsolveError(f"{what}='{text[:40]}' is not a size (e.g. 8G, 512M)")
-    scale = 1024 ** " kmgt".index(m.group(2).lower() or " ")
-    return int(float(m.group(1)) * scale)
-
-
-def available_memory() -> int | None:
-    """Bytes a solve may use: MemAvailable, capped by $GSOLVE_MEMORY when set."""
-    have = None
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    have = int(line.split()[1]) * 1024
-                    break
-    except OSError:
-        pass
-    cap = os.environ.get("GSOLVE_MEMORY")
-    if cap:
-        limit = parse_bytes(cap, "GSOLVE_MEMORY")
-        have = limit if have is None else min(have, limit)
-    return have
 
 
 # -- the timed sample --------------------------------------------------------------------
@@ -446,21 +407,21 @@ def estimate(game: Game, method: str, available: int | None = None,
 def _methods(game: Game) -> list[str]:
     """The methods that may apply, without building a tier list (Connect-4 7x7 takes
     minutes): tiers where the game's class defines them (checked again before a solve)."""
-    from solver.solve import METHODS, _method_module
+    from solver.methods import METHODS, method_module
 
     out = []
     for m in METHODS:
         if m == "tiers":
             if type(game).tiers is not Game.tiers:
                 out.append(m)
-        elif _method_module(m).applies(game):
+        elif method_module(m).applies(game):
             out.append(m)
     return out
 
 
 def estimates(game: Game) -> list[Estimate]:
     """A plan for every method that applies, in ORDER."""
-    from solver.solve import applicable_methods
+    from solver.methods import applicable_methods
 
     have = available_memory()
     return [estimate(game, m, have) for m in applicable_methods(game)]
@@ -472,7 +433,7 @@ def default_method(game: Game | type[Game]) -> str:
     memory (a method that does not fit is never the default; a plan past the horizon
     counts as not fitting unless none is within it). If nothing fits, the one that needs
     least memory (the solve is then refused with the numbers)."""
-    from solver.solve import applicable_methods
+    from solver.methods import applicable_methods
 
     if isinstance(game, type):
         methods = applicable_methods(game)

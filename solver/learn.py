@@ -26,7 +26,7 @@ from pathlib import Path
 
 from games.base import Game, GsolveError
 from solver.api import Solved, for_mover
-from solver.play import SIDES, Match, Table, perfect_player, play_out, random_player
+from solver.match import SIDES, Match, Table, perfect_player, play_out, random_player
 
 BRAIN_FORMAT = 1
 

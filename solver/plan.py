@@ -80,8 +80,8 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
             largest, at = ws, i
     worker = BASE + largest
     from solver import estimate
+    from solver.methods import applicable_methods
     from solver.parallel import threads
-    from solver.solve import applicable_methods
 
     root = root if root is not None else default_root()
     est = estimate.estimate(game, "tiers", root=root)
@@ -115,7 +115,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
 
 
 def duration(seconds: float) -> str:
-    from solver.estimate import duration as words
+    from solver.progress import duration as words
 
     return words(seconds)
 

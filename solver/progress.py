@@ -26,6 +26,19 @@ class Progress:
         pass
 
 
+def duration(seconds: float) -> str:
+    """'45 s', '12 min', '3.4 h', '2.1 days' (at least '1 s': an estimate is never 0)."""
+    if seconds < 90:
+        return f"{max(1.0, seconds):.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    if seconds < 86400 * 3650:
+        return f"{seconds / 86400:,.1f} days"
+    return f"{seconds / 86400 / 365.25:,.3g} years"
+
+
 def _clock(seconds: float) -> str:
     s = int(seconds)
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
@@ -33,8 +46,6 @@ def _clock(seconds: float) -> str:
 
 def eta_text(expected: float | None, elapsed: float) -> str:
     """'about 2.1 h left' from the estimate; past it, say so rather than guess."""
-    from solver.estimate import duration
-
     if expected is None or expected < 1:  # nothing to say about a second's work
         return ""
     if elapsed < expected:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,32 +21,14 @@ from solver.database import (
 )
 from solver.env import tier_pause
 from solver.kernels.records import SHIFT, VALUE_MASK, record_summary, split_records
+from solver.methods import applicable_methods, method_module
 from solver.parallel import call
 from solver.progress import Progress
-
-# method -> (module, what it needs from the game)
-METHODS: dict[str, str] = {
-    "bottomup": "solver.bottomup",
-    "dfs": "solver.dfs",
-    "tiers": "solver.tiers",
-    "retrograde": "solver.retrograde",
-}
-
-
-def applicable_methods(game: Game | type[Game]) -> list[str]:
-    """Methods that can solve this game, in a fixed order."""
-    return [m for m in METHODS if _method_module(m).applies(game)]
 
 
 def default_method(game: Game | type[Game]) -> str:
     """The fastest applicable method that fits in memory (solver/estimate.py)."""
     return estimate.default_method(game)
-
-
-def _method_module(method: str):
-    if method not in METHODS:
-        raise GsolveError(f"unknown method '{method}' (methods: {', '.join(METHODS)})")
-    return importlib.import_module(METHODS[method])
 
 
 @dataclass
@@ -168,7 +149,7 @@ def _plan(game: Game, method: str | None, root, force: bool, opts: dict,
     if method is None and has_tiers and not force and _resumable(group_path(root, game)):
         method = "tiers"
     if method is not None:
-        module = _method_module(method)
+        module = method_module(method)
         if method != "tiers" and not module.applies(game) or method == "tiers" and not has_tiers:
             raise GsolveError(module.why_not(game))
     from solver.tier_manager import default_budget
@@ -192,7 +173,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     # an interrupted tiered solve is resumed unless another method is asked for
     resume = "tiers" in methods and not force and _resumable(group_path(root, game))
     method = method or ("tiers" if resume else default_method(game))
-    module = _method_module(method)
+    module = method_module(method)
     if method not in methods:
         raise GsolveError(module.why_not(game))
     path = group_path(root, game)

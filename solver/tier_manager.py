@@ -18,7 +18,6 @@ run again.
 from __future__ import annotations
 
 import bisect
-import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from solver.env import tier_pause
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
 from solver.progress import Progress
-from solver.tier_worker import REACHED, Task
+from solver.tier_worker import REACHED, Task, peak_rss
 
 GIB = 1 << 30
 BASE = 400 << 20  # bytes a solving process holds besides its task (interpreter, numba, zarr)
@@ -301,14 +300,9 @@ def _topological(deps: list[list[int]]) -> tuple[list[int], list[int]]:
 
 
 # -- memory -------------------------------------------------------------------------------
-def peak_rss() -> int:
-    """Peak resident memory of this process, in bytes (getrusage)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def default_budget() -> int:
     """Most of the memory available now (MemAvailable, capped by $GSOLVE_MEMORY)."""
-    from solver.estimate import available_memory
+    from solver.env import available_memory
 
     have = available_memory()
     return int(0.85 * have) if have else 8 * GIB
@@ -331,14 +325,6 @@ def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
 
 
 # -- the store ----------------------------------------------------------------------------
-def open_group(store: str):
-    """The partial store by its address (a folder or a store URL: solver/storage.py), as
-    a cluster worker opens it."""
-    from solver.storage import open_group as open_at
-
-    return open_at(store, "r+")
-
-
 def _bits(done: set[int], n: int) -> str:
     b = np.zeros(n, bool)
     b[list(done)] = True

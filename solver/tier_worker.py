@@ -23,6 +23,7 @@ store, never from its own earlier output, so running it twice writes the same by
 from __future__ import annotations
 
 import contextlib
+import resource
 import time
 from dataclasses import dataclass
 
@@ -45,12 +46,12 @@ from solver.kernels.records import (
     split_records,
 )
 from solver.parallel import _executor, blocks, call, run_blocks, run_each, threads
-from solver.tiers import TEMPLATE
 
 FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
 GAP = 1 << 16  # far children further apart than this start a new window range
 GIB = 1 << 30
 REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
+TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
 
 
 @dataclass(frozen=True)
@@ -473,6 +474,25 @@ def _retro(game: Game, win, seg, lo, hi, obase, bad) -> None:
     own[own == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
 
 
+def warm_kernels(game: Game) -> None:
+    """Load the kernels of a task for `game` (so that loading does not count as solving)."""
+    from solver.codegen import kernels
+
+    k = kernels(game.module, TEMPLATE)
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
+    dt = record_dtype(game.max_remoteness)
+    reached = np.zeros(1, np.uint8)
+    win = np.zeros(1, dt)
+    seg = (np.zeros(1, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64))
+    k.forward(ctx, reached, *seg, 0, 0, 0, 0, 0, mc, ss)
+    k.mark_primitives(win, reached, 0, 0, 0, 0)
+    k.combine_tier(ctx, win, *seg, 0, 0, 0, mc, ss, game.puzzle)
+    k.winlose_tier(ctx, win, *seg, 0, 0, 0, 1, mc, ss)
+    k.reach_tier(ctx, win, *seg, 0, 0, 0, 1, WIN, mc, ss)
+    if game.loopy:
+        warm_retro(game, dt)
+
+
 def warm_retro(game: Game, dtype) -> None:
     """Load `_retro`'s kernels for both of its phases (so they do not count as solve time)."""
     from solver.codegen import kernels
@@ -629,6 +649,11 @@ def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:
     return rec
 
 
+def peak_rss() -> int:
+    """Peak resident memory of this process, in bytes (getrusage)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 # -- running a task in a cluster worker ---------------------------------------------------
 _games: dict[tuple[str, str, bool], Game] = {}
 
@@ -655,9 +680,7 @@ def warm(name: str, variant: str, symmetric: bool = False) -> None:
     from zarr.storage import MemoryStore
 
     from solver.chunkio import chunk_array
-    from solver.tiers import warm_up
-
-    warm_up(_game(name, variant, symmetric))
+    warm_kernels(_game(name, variant, symmetric))
     group = zarr.open_group(MemoryStore(), mode="w")
     for scratch in (False, True):
         arr = chunk_array(create_array(group, f"a{scratch:d}", (2,), np.uint8, scratch=scratch))
@@ -687,9 +710,9 @@ def run_task(phase: str, game: Game, store, task: Task, limit: int, lock=None) -
     """One phase of a task on the store (an address, or an open group), as a result the
     manager records."""
     from solver.chunkio import ChunkGroup, sync_written
-    from solver.tier_manager import open_group
+    from solver.storage import open_group
 
-    group = ChunkGroup(open_group(store) if isinstance(store, str) else store,
+    group = ChunkGroup(open_group(store, "r+") if isinstance(store, str) else store,
                        (REACHED, "value", "remoteness"))
     t0 = time.perf_counter()
     tally = None

@@ -16,11 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from games.base import Game
-from solver.codegen import kernels
-from solver.kernels.records import WIN, record_dtype
+from solver.kernels.records import record_dtype
 from solver.progress import Progress
-
-TEMPLATE = "solver.kernels.tiers"  # the kernels of solver/tier_worker.py
 
 
 def applies(game) -> bool:
@@ -44,21 +41,9 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, **optio
 
 
 def warm_up(game: Game) -> None:
-    k = kernels(game.module, TEMPLATE)
-    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
-    dt = record_dtype(game.max_remoteness)
-    reached = np.zeros(1, np.uint8)
-    win = np.zeros(1, dt)
-    seg = (np.zeros(1, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64))
-    k.forward(ctx, reached, *seg, 0, 0, 0, 0, 0, mc, ss)
-    k.mark_primitives(win, reached, 0, 0, 0, 0)
-    k.combine_tier(ctx, win, *seg, 0, 0, 0, mc, ss, game.puzzle)
-    k.winlose_tier(ctx, win, *seg, 0, 0, 0, 1, mc, ss)
-    k.reach_tier(ctx, win, *seg, 0, 0, 0, 1, WIN, mc, ss)
-    if game.loopy:
-        from solver.tier_worker import warm_retro
+    from solver.tier_worker import warm_kernels
 
-        warm_retro(game, dt)
+    warm_kernels(game)
 
 
 def solve(game: Game, progress: Progress | None = None) -> np.ndarray:

@@ -233,7 +233,7 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
 
 
 def _check_memory(game: Game, need: int) -> None:
-    from solver.estimate import available_memory
+    from solver.env import available_memory
 
     def size(b: int) -> str:
         return f"{b / (1 << 30):,.1f} GiB" if b >= 1 << 30 else f"{b / (1 << 20):,.0f} MiB"

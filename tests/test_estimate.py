@@ -16,7 +16,7 @@ from games import get_game
 from games.base import GsolveError
 from solver import estimate
 from solver.cli import main
-from solver.progress import LineProgress
+from solver.progress import LineProgress, duration
 from solver.solve import default_method
 
 
@@ -208,7 +208,7 @@ def test_eta_never_says_zero_seconds():
 
     assert eta_text(0.0, 5.0) == "" and eta_text(0.4, 5.0) == ""
     assert "0 s" not in eta_text(2.0, 5.0) and "estimate" in eta_text(2.0, 5.0)
-    assert estimate.duration(0.01) == "1 s"
+    assert duration(0.01) == "1 s"
     out = io.StringIO()
     p = LineProgress("t", every=0.05, stream=out)
     p.expect(0.001)
