@@ -308,12 +308,6 @@ def default_budget() -> int:
     return int(0.85 * have) if have else 8 * GIB
 
 
-def min_memory(game: Game, budget: int | None = None) -> int:
-    """Bytes a tiered solve of `game` needs at least, planned within `budget`."""
-    p = plan(game, max(1, (budget or default_budget()) - BASE))
-    return p.largest + BASE
-
-
 def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
     need = p.largest * workers + BASE * max(1, workers)
     if need > budget:

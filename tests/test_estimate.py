@@ -140,16 +140,18 @@ def test_hopeless_solve_refused_at_once_leaving_nothing(tmp_path):
     assert query.returncode != 0 and "resume" not in query.stderr
 
 
-def test_partial_that_would_be_refused_is_not_offered_for_resume(tmp_path):
-    from solver.database import Database, DatabaseError, group_path, partial_path
+def test_partial_that_would_be_refused_is_not_offered_for_resume(tmp_path, capsys):
+    from solver.database import group_path, partial_path
 
     game = get_game("quixo", "size=5")
     part = partial_path(group_path(tmp_path, game))
     part.mkdir(parents=True)
     (part / "zarr.json").write_text('{"zarr_format": 3, "node_type": "group", "attributes": {}}')
-    with pytest.raises(DatabaseError) as err:
-        Database(group_path(tmp_path, game), game)
-    assert "cannot be resumed here" in str(err.value) and "rerun" not in str(err.value)
+    for cmd in (["query", "quixo"], ["analyze", "quixo"]):
+        assert main([*cmd, "-V", "size=5", "--db", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert "cannot be resumed here" in err and "rerun" not in err, err
+        assert "gsolve clean" in err and err.count("\n") == 1
 
 
 def test_no_time_limit_starts_a_solve_past_the_horizon(tmp_path, monkeypatch, capsys):
