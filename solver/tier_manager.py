@@ -27,7 +27,14 @@ import numpy as np
 from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
 from solver import tier_worker
 from solver.chunkio import chunk_array, span, sync_written
-from solver.database import CHUNK, PartialStore, create_array, partial_path, remoteness_dtype
+from solver.database import (
+    CHUNK,
+    PartialStore,
+    command,
+    create_array,
+    partial_path,
+    remoteness_dtype,
+)
 from solver.env import tier_pause
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.parallel import threads
@@ -703,6 +710,11 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
             worker_peak = 0
             _run_local(game, store, p, record, progress, per_task,
                        budget - BASE - p.largest)
+    except OSError as e:  # a full or failing disk: say that the work done is kept
+        raise GsolveError(
+            f"{e.strerror or e} writing {store.path}: the tasks finished before it are "
+            f"kept; make room (or mend the disk) and rerun `gsolve {command(game, path)}` "
+            "to resume") from None
     finally:
         record.flush()  # an interrupted solve keeps every task it finished
         if cluster:
