@@ -153,11 +153,11 @@ def _solve(argv: list[str]) -> None:
     """`faults.py solve CHUNK TASK -- GSOLVE ARGS`: gsolve with chunks and tasks of that
     many slots; the counts of chunk writes and renames go to $FAULTS_COUNT_FILE."""
     chunk, task = int(argv[0]), int(argv[1])
-    from solver import chunkio, database, tier_manager
+    from solver import chunkio, database, tier_plan
     from solver.cli import main
 
     database.CHUNK = chunk
-    tier_manager.MAX_TASK = tier_manager.MIN_TASK = task
+    tier_plan.MAX_TASK = tier_plan.MIN_TASK = task
     chunkio.FAULT = chunkio.FAULT or "count"  # counts its steps (no fault named "count")
     code = main(argv[argv.index("--") + 1:])
     where = os.environ.get("FAULTS_COUNT_FILE")

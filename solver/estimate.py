@@ -4,7 +4,7 @@ One place decides what a solve will cost, so the default method, the refusal of 
 that cannot fit, the announcement of a long one, its ETA and `gsolve plan` agree.
 
 * Memory is exact up to small buffers: the arrays each method allocates per hash slot; for
-  tiers, the tier manager's own task plan within the memory budget (solver/tier_manager.py).
+  tiers, the tier manager's own task plan within the memory budget (solver/tier_plan.py).
 * Time is measured, not assumed: a timed sample expands a few hundred thousand hash
   slots of this game variant with its own kernel on this machine (CPU time, so a busy
   machine does not skew it): `base` = hash slots x CPU seconds a slot x the share of
@@ -124,7 +124,7 @@ def memory_need(game: Game, method: str) -> int:
 def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
     """Bytes a tiered solve holds, as the tier manager plans its tasks within `budget`
     (its largest task per worker, and each process's base)."""
-    from solver.tier_manager import BASE, plan
+    from solver.tier_plan import BASE, plan
 
     n = max(1, workers)
     p = plan(game, max(1, (budget - BASE * n) // n))
@@ -397,7 +397,7 @@ def estimate(game: Game, method: str, available: int | None = None,
                 cpu, seconds = timed()
                 idle = cpu / min(parallel, threads(), os.cpu_count() or 1)
     else:  # its arrays, and what the process holds besides (interpreter, numba, zarr)
-        from solver.tier_manager import BASE
+        from solver.tier_plan import BASE
 
         need = memory_need(game, method) + BASE
     return Estimate(method, int(need), float(seconds), measured, have, disk_bytes, source,

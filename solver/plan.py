@@ -20,7 +20,7 @@ from pathlib import Path
 
 from games.base import Game, GsolveError
 from solver.database import CHUNK, default_root
-from solver.tier_manager import BASE, bytes_per_slot, check_tiers
+from solver.tier_plan import BASE, bytes_per_slot, check_tiers
 from solver.tier_worker import block_bytes
 
 GIB = 1 << 30

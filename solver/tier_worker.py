@@ -1,7 +1,7 @@
 """The tier worker: one task of a tiered solve, from the store to the store.
 
 A task is a hash range [a, b) that holds whole loopy tiers and whole or partial loop-free
-tiers (solver/tier_manager.py plans them). It writes the chunks inside its range alone; a
+tiers (solver/tier_plan.py plans them). It writes the chunks inside its range alone; a
 chunk it shares with a neighbour task at either end is rewritten under a lock per chunk
 (read, merge, write: each chunk write replaces the file whole, so a reader never sees half
 of one). It runs in two phases, each reading only

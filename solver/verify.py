@@ -153,7 +153,7 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
     args = (game.ctx, value, rem, mark)
     tiers = game.tiers()
     if tiers:
-        from solver.tier_manager import check_tiers
+        from solver.tier_plan import check_tiers
 
         for step, t in enumerate(reversed(check_tiers(game, tiers))):
             tier = tiers[t]

@@ -17,7 +17,7 @@ import pytest
 
 import solver.database as database
 from games import get_game
-from solver import tier_manager
+from solver import tier_cache, tier_manager
 from solver.cli import main
 from solver.database import Database, group_path, partial_path
 from solver.solve import solve
@@ -87,7 +87,7 @@ def test_enospc_on_a_real_full_disk_then_a_resume_is_identical(tmp_path):
 
 def test_a_failed_write_stops_the_queue_before_the_record():
     """The writer never runs a job queued after a failed one (the task's record)."""
-    writer = tier_manager.Writer(depth=4)
+    writer = tier_cache.Writer(depth=4)
     ran = []
 
     def fail():

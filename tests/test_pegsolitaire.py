@@ -378,7 +378,8 @@ def test_english_board_plans_within_4_gib():
     finds. With one tier per peg count a task would read a whole block of 15 pegs
     (C(33, 15) = 1,037,158,320 slots, about 7 GiB of records)."""
     from solver import tier_worker
-    from solver.tier_manager import BASE, GIB, check_budget, plan
+    from solver.tier_manager import check_budget
+    from solver.tier_plan import BASE, GIB, plan
 
     game = get_game("pegsolitaire", "board=1")
     p = plan(game, 4 * GIB - BASE)

@@ -11,7 +11,7 @@ import pytest
 
 from games import get_game
 from games.base import GsolveError
-from solver import tier_manager, tier_worker
+from solver import tier_cache, tier_manager, tier_plan, tier_worker
 from solver.cli import main
 from solver.database import (
     CHUNK,
@@ -34,7 +34,7 @@ def arrays(game, root):
                                           ("baghchal", None)])
 def test_plan_covers_the_hash_and_keeps_loopy_tiers_whole(name, variant):
     game = get_game(name, variant)
-    p = tier_manager.plan(game, 1 << 20, chunk=CHUNK // 16, max_task=CHUNK // 8)
+    p = tier_plan.plan(game, 1 << 20, chunk=CHUNK // 16, max_task=CHUNK // 8)
     assert p.cuts[0] == 0 and p.cuts[-1] == game.hash_size
     assert all(a < b for a, b in itertools.pairwise(p.cuts))
     assert len(p.tasks) > 1
@@ -78,7 +78,7 @@ def test_interleaved_tiers_are_planned_by_level():
     from solver.plan import make_plan
 
     game = get_game("baghchal", "size=5,tigers=4,goats=6,captures=2")
-    p = tier_manager.plan(game, 1 << 30)
+    p = tier_plan.plan(game, 1 << 30)
     assert len(p.tasks) > 10 and not any(p.deps[i] and i in p.deps[i] for i in range(len(p.tasks)))
     by_level = _levels_apart(p)
     assert max(len(t) for t in by_level.values()) > 1  # a level cut into parts
@@ -97,7 +97,7 @@ def test_a_cluster_plan_cuts_each_level_into_equal_parts_for_its_workers(spread)
     each other, keep every worker busy; the plan still covers the hash in order."""
     game = get_game("connect4", "width=5,height=5")
     chunk = CHUNK // 16
-    p = tier_manager.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32,
+    p = tier_plan.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32,
                           spread=spread)
     assert p.cuts[0] == 0 and p.cuts[-1] == game.hash_size
     by_level = _levels_apart(p)
@@ -118,7 +118,7 @@ def test_a_cluster_plan_cuts_each_level_into_equal_parts_for_its_workers(spread)
         else:
             assert len(sizes) == 1  # too small to share: one task
     assert split >= 10
-    one = tier_manager.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32)
+    one = tier_plan.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32)
     assert any(len(set(t.levels)) > 1 for t in one.tasks)  # the threaded plan mixes levels
 
 
@@ -141,7 +141,7 @@ def test_a_task_run_twice_writes_the_same_bytes(tmp_path, limit):
     path = group_path(tmp_path / "tiers", game)
     store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), True)
     create_array(store.group, tier_worker.REACHED, (game.hash_size,), np.uint8)
-    p = tier_manager.plan(game)
+    p = tier_plan.plan(game)
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         for i in order:
             for _ in range(2):
@@ -198,7 +198,7 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[rng.choice(sparse.size, 1000, replace=False)] = rng.integers(1, 200, 1000)
     dense = rng.integers(0, 200, 1 << 16).astype(np.uint8)
-    cache = tier_manager.ChunkCache(1 << 20)
+    cache = tier_cache.ChunkCache(1 << 20)
     cache.put(("value", 0), sparse)
     cache.put(("value", 1), dense)
     assert cache.used < dense.nbytes + sparse.nbytes // 8
@@ -212,7 +212,7 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     cache.put(("value", 1), y)
     assert np.array_equal(cache.get(("value", 0))[:11], [7] * 10 + [sparse[10]])
     assert np.array_equal(cache.get(("value", 1)), np.r_[np.zeros(10, np.uint8), dense[10:]])
-    small = tier_manager.ChunkCache(dense.nbytes + 100)
+    small = tier_cache.ChunkCache(dense.nbytes + 100)
     small.put(("value", 0), dense)
     small.put(("value", 1), dense)  # the older goes
     assert ("value", 0) not in small and ("value", 1) in small
@@ -225,13 +225,13 @@ def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path
     game = get_game("connect4", "width=5,height=4")
     solve(game, "dfs", root=tmp_path / "ref")
     caches = []
-    init = tier_manager.ChunkCache.__init__
+    init = tier_cache.ChunkCache.__init__
 
     def spy(self, capacity):
         init(self, capacity)
         caches.append(self)
 
-    monkeypatch.setattr(tier_manager.ChunkCache, "__init__", spy)
+    monkeypatch.setattr(tier_cache.ChunkCache, "__init__", spy)
     path = group_path(tmp_path / "tiers", game)
     summary = tier_manager.solve_into(game, path, fresh=True, max_task=CHUNK // 4)
     assert summary["tasks"] > 8
