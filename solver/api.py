@@ -69,29 +69,10 @@ class Solved:
         """(value word, remoteness) of a hash; PositionError if it is not reachable."""
         v, r = self.db.lookup(h)
         if v == 0:
-            self._check_stored(h)
             raise PositionError(
                 f"{self.game.name} position '{self.game.to_string(h)}' cannot be reached "
                 "from the start")
         return VALUE_WORDS[v], shown_remoteness(v, r, self.game.puzzle)
-
-    def _check_stored(self, h: int) -> None:
-        """A zero read is only "unreachable" if its chunk files are still there: zarr reads
-        a chunk file lost since the database was opened (and checked) as zeros. A lost one
-        is a DamagedDatabase naming it."""
-        from solver.database import ARRAYS, _describe_chunk
-
-        db = self.db
-        record = db.attrs.get("chunks")
-        if not isinstance(record, dict):
-            return
-        chunk = db.value_array.chunks[0]
-        c = (self.game.canonical(h) if db.symmetric else h) // chunk
-        for name in ARRAYS:
-            if (any(a <= c < b for a, b in record.get(name, []))
-                    and not (db.path / name / "c" / str(c)).exists()):
-                raise db.damaged(_describe_chunk(name, c, chunk, self.game.hash_size,
-                                                 "missing"), c)
 
     def query(self, position: str | None = None) -> PositionInfo:
         """Value, remoteness and every move with its child's value (the start if None)."""

@@ -358,7 +358,9 @@ class Database:
         return out[0], out[1]
 
     def _read_bound(self, k: int, name: str, arr, c: int) -> np.ndarray:
-        """Chunk `c` of array ARRAYS[k], checked against its digest when there is one."""
+        """Chunk `c` of array ARRAYS[k], checked against its digest when there is one, and a
+        chunk file lost since the database was opened (a recorded one) is an error, never
+        zeros."""
         raw = arr.read_raw(c)
         if self.digests is not None:
             want = int(self.digests[k, c])
@@ -370,7 +372,10 @@ class Database:
                         "database)")
                 raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
                                                    what), c)
-        if raw is None:
+        if raw is None:  # zarr would read it as zeros: only a chunk never written may be
+            if any(a <= c < b for a, b in (self.attrs.get("chunks") or {}).get(name, [])):
+                raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
+                                                   "missing"), c)
             return np.zeros(min(self.game.hash_size, (c + 1) * self._chunk) - c * self._chunk,
                             arr.dtype)
         return arr.decode(raw, c)
