@@ -67,6 +67,19 @@ Un-moves (`parents`): un-place or un-slide (un-fly) a piece of the side that jus
 when that piece stands in a mill, put back an opponent piece on any empty point from which
 taking it was legal. Parents outside the hash space, and (Three) parents that are already
 won, are left out.
+
+Symmetry (`canonical`, `orbit`, and `children_canonical`, `parents_canonical` for
+solver/symmetry.py): a symmetry moves the pieces on the board and keeps the stage, the side
+to move and the hands, so an image stays in its block. Three (with or without diagonals):
+the 8 symmetries of the square. Six and Nine: those 8, each also with the rings swapped end
+for end (inner <-> outer; Nine's middle ring stays), 16 in all: the swap maps the sides of
+the squares to sides, and each joining line (Nine's mills across the rings, Six's two-point
+links) to itself reversed. They are every permutation of the points that keeps the lines
+and the adjacency (tests/test_morris.py). One group serves every position: in Nine, with
+both sides flying, adjacency no longer matters and any order of the three rings keeps the
+mills (48 permutations), but the solver's parent counts need the same group on both sides
+of a move. The canonical image is the one of smallest hash, found on the two point masks
+(each image three table lookups a mask, `symmetry_table`) and ranked once.
 """
 
 from __future__ import annotations
@@ -76,7 +89,14 @@ from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
 from hashing import HashContext
-from hashing.generic import arrangement_pass, arrangement_rank, unrank
+from hashing.generic import (
+    arrangement_pass,
+    arrangement_rank,
+    popcount,
+    rank_masks,
+    unrank,
+    unrank_masks,
+)
 
 W, B, EMPTY = 0, 1, 2
 CHARS = "WB-"
@@ -128,6 +148,52 @@ def board_geometry(men: int, diagonals: int = 0):
     return pts, mills, sorted(adj)
 
 
+def board_symmetries(men: int, diagonals: int = 0) -> np.ndarray:
+    """The board's symmetries as point maps, the identity first: row s sends point p (in
+    `board_geometry`'s order) to point where[s, p]. The 8 of the square (0..3 quarter
+    turns, then the same after a mirror), and for Six and Nine each of these also with the
+    rings swapped end for end (inner <-> outer; Nine's middle ring stays): 8 rows for
+    Three, 16 for Six and Nine. Each maps lines to lines (mills, and Six's joining lines)
+    and adjacent points to adjacent points (tests/test_morris.py checks that they form a
+    group, and that it is every permutation that does)."""
+    pts = board_geometry(men, diagonals)[0]
+    index = {p: i for i, p in enumerate(pts)}
+    rings = {3: 1, 6: 2, 9: 3}[men]
+    c = rings  # the centre's coordinate (Three: the 3x3 grid's middle point)
+    where = []
+    for swap in ((False, True) if rings > 1 else (False,)):
+        for flip in (False, True):
+            for turns in range(4):
+                row = []
+                for x, y in pts:
+                    u, v = x - c, y - c
+                    d = max(abs(u), abs(v))  # the ring (Three: 0 the centre, 1 the rest)
+                    if swap:
+                        u, v = u // d * (rings + 1 - d), v // d * (rings + 1 - d)
+                    for _ in range(turns):
+                        u, v = -v, u
+                    if flip:
+                        u = -u
+                    row.append(index[(c + u, c + v)])
+                where.append(row)
+    return np.array(where, dtype=np.int64)
+
+
+def symmetry_table(where: np.ndarray) -> np.ndarray:
+    """image[(s * 3 + k) * 256 + q]: the point mask of the bits q at byte k of a mask
+    (bit p: point p) moved by symmetry s (`board_symmetries`); a mask's image is the OR of
+    three lookups (`_image`). Boards have at most 24 points."""
+    nsym, npts = where.shape
+    tab = np.zeros((nsym, 3, 256), dtype=np.int64)
+    for s in range(nsym):
+        for k in range(3):
+            for q in range(256):
+                for b in range(8):
+                    if q >> b & 1 and 8 * k + b < npts:
+                        tab[s, k, q] |= 1 << int(where[s, 8 * k + b])
+    return tab.ravel()
+
+
 def _csr(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     starts = np.zeros(len(groups) + 1, dtype=np.int64)
     for i, g in enumerate(groups):
@@ -160,6 +226,96 @@ def _encode(ctx, board, stage, turn):
     if k < 0:
         return -1
     return ctx[1][k] + r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _image(tab, s, m):
+    """The point mask m moved by symmetry s (`symmetry_table`)."""
+    at = s * 768
+    return tab[at + (m & 255)] | tab[at + 256 + ((m >> 8) & 255)] | tab[at + 512 + (m >> 16)]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _least_image(tab, n, xm, om):
+    """(the smallest image of the board (xm, om) as one key, the symmetries that fix it):
+    a board's key is its White mask above its Black mask (n points each). Keys order the
+    boards of a block as their hashes do: White's colex rank orders its masks as numbers,
+    and Black's among the points White left, given White's, too. So the canonical image is
+    ranked once, not once per image."""
+    key = (xm << n) | om
+    best = key
+    fixed = 1
+    for s in range(1, tab.shape[0] // 768):
+        img = (_image(tab, s, xm) << n) | _image(tab, s, om)
+        best = min(best, img)
+        fixed += img == key
+    return best, fixed
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _least_rank(hctx, tab, xm, om):
+    """The generic rank (hctx: the game's HashContext) of the smallest image of the board
+    (xm, om)."""
+    n = hctx[0][0]
+    best, _fixed = _least_image(tab, n, xm, om)
+    return rank_masks(hctx, best >> n, best & ((np.int64(1) << n) - 1), 0)
+
+
+@njit(cache=True, nogil=True)
+def canonical(ctx, h, scratch):
+    """The smallest hash among h's images: the same block (stage, side to move, pieces
+    in hand and on the board), the board moved by a symmetry of the board. -1 (no
+    position: what `children` gives for a move of a primitive position that leaves the
+    hash, which `gsolve check` maps too) stays -1."""
+    hctx, bstart, binfo, tab = ctx[0], ctx[1], ctx[2], ctx[10]
+    if h < 0:
+        return h
+    k = np.searchsorted(bstart, h, side="right") - 1
+    base = hctx[5][binfo[k, 2]]
+    _turn, xm, om = unrank_masks(hctx, base + h - bstart[k])
+    return bstart[k] + _least_rank(hctx, tab, xm, om) - base
+
+
+@njit(cache=True, nogil=True)
+def orbit(ctx, h, scratch):
+    """How many distinct images h has: the symmetries divided by those that fix it."""
+    hctx, bstart, binfo, tab = ctx[0], ctx[1], ctx[2], ctx[10]
+    k = np.searchsorted(bstart, h, side="right") - 1
+    _turn, xm, om = unrank_masks(hctx, hctx[5][binfo[k, 2]] + h - bstart[k])
+    _best, fixed = _least_image(tab, hctx[0][0], xm, om)
+    return tab.shape[0] // 768 // fixed
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _encode_canonical(ctx, board, stage, turn):
+    """`_encode` of the board's canonical image (`canonical` of its hash, without the
+    hash and the unranking in between), -1 when there is none. The context's arrays are
+    taken from the tuple once, before the first branch: taken after it (numba counts
+    references to tuple members), this ran 2x slower."""
+    hctx, bstart, blk, tab = ctx[0], ctx[1], ctx[3], ctx[10]
+    meta, cindex, coffset = hctx[0], hctx[2], hctx[5]
+    n = meta[0]
+    xm = np.int64(0)
+    om = np.int64(0)
+    for i in range(n):
+        p = board[i]
+        xm |= np.int64(p == W) << i
+        om |= np.int64(p == B) << i
+    combo = cindex[popcount(xm) + (n + 1) * popcount(om)]
+    if combo < 0:
+        return -1
+    k = blk[stage, combo, turn]
+    if k < 0:
+        return -1
+    return bstart[k] + _least_rank(hctx, tab, xm, om) - coffset[combo]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash_of(ctx, board, stage, turn, canon):
+    """`_encode`, or (canon) `_encode_canonical`."""
+    if canon:
+        return _encode_canonical(ctx, board, stage, turn)
+    return _encode(ctx, board, stage, turn)
 
 
 @njit(cache=True, nogil=True)
@@ -215,9 +371,10 @@ def primitive(ctx, h, scratch):
 
 
 @njit(cache=True, nogil=True)
-def _emit(ctx, board, dst, src, me, stage, out, moves, n):
+def _emit(ctx, board, dst, src, me, stage, out, moves, n, canon):
     """Children of the move that just put `me` on dst (from src, -1 for a placement):
-    with a removal of each allowed opponent piece when the move formed a mill."""
+    with a removal of each allowed opponent piece when the move formed a mill; (canon)
+    each in its canonical form."""
     params = ctx[9]
     npts = params[P_POINTS]
     opp = 1 - me
@@ -234,18 +391,18 @@ def _emit(ctx, board, dst, src, me, stage, out, moves, n):
             for q in range(npts):
                 if board[q] == opp and (free == 0 or not _in_mill(ctx, board, q, opp)):
                     board[q] = EMPTY
-                    out[n] = _encode(ctx, board, stage, opp)
+                    out[n] = _hash_of(ctx, board, stage, opp, canon)
                     moves[n] = code + q + 1
                     board[q] = opp
                     n += 1
             return n
-    out[n] = _encode(ctx, board, stage, opp)
+    out[n] = _hash_of(ctx, board, stage, opp, canon)
     moves[n] = code
     return n + 1
 
 
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
+@njit(cache=True, nogil=True, inline="always")
+def _children(ctx, h, out, moves, scratch, canon):
     params, astart, aids = ctx[9], ctx[7], ctx[8]
     npts = params[P_POINTS]
     board = scratch[:npts]
@@ -255,7 +412,7 @@ def children(ctx, h, out, moves, scratch):
         for dst in range(npts):
             if board[dst] == EMPTY:
                 board[dst] = me
-                n = _emit(ctx, board, dst, -1, me, stage + 1, out, moves, n)
+                n = _emit(ctx, board, dst, -1, me, stage + 1, out, moves, n, canon)
                 board[dst] = EMPTY
         return n
     mine = 0
@@ -271,17 +428,28 @@ def children(ctx, h, out, moves, scratch):
             for dst in range(npts):
                 if dst != src and board[dst] == EMPTY:
                     board[dst] = me
-                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n)
+                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n, canon)
                     board[dst] = EMPTY
         else:
             for j in range(astart[src], astart[src + 1]):
                 dst = aids[j]
                 if board[dst] == EMPTY:
                     board[dst] = me
-                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n)
+                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n, canon)
                     board[dst] = EMPTY
         board[src] = me
     return n
+
+
+@njit(cache=True, nogil=True)
+def children(ctx, h, out, moves, scratch):
+    return _children(ctx, h, out, moves, scratch, False)
+
+
+@njit(cache=True, nogil=True)
+def children_canonical(ctx, h, out, moves, scratch):
+    """`children`, each in its canonical form (solver/symmetry.py)."""
+    return _children(ctx, h, out, moves, scratch, True)
 
 
 @njit(cache=True, nogil=True)
@@ -297,11 +465,11 @@ def _removal_legal(ctx, board, r, piece):
 
 
 @njit(cache=True, nogil=True)
-def _parent_hash(ctx, board, stage, turn):
-    """Hash of a candidate parent, or -1 when it is outside the hash space or primitive
-    (Three: the side not to move has a line)."""
+def _parent_hash(ctx, board, stage, turn, canon):
+    """Hash of a candidate parent ((canon) of its canonical form), or -1 when it is
+    outside the hash space or primitive (Three: the side not to move has a line)."""
     params = ctx[9]
-    h = _encode(ctx, board, stage, turn)
+    h = _hash_of(ctx, board, stage, turn, canon)
     if h < 0:
         return -1
     if params[P_MILLWIN]:
@@ -315,7 +483,7 @@ def _parent_hash(ctx, board, stage, turn):
 
 
 @njit(cache=True, nogil=True)
-def _unmove(ctx, board, d, src, prev, stage, out, n):
+def _unmove(ctx, board, d, src, prev, stage, out, n, canon):
     """Parents where `prev` moved to d (from src, -1 for a placement) in the parent of
     `stage`: without a removal, or with one of `me`'s pieces taken from an empty point r
     when the move closed a mill. `board` is the child's and is restored."""
@@ -335,7 +503,7 @@ def _unmove(ctx, board, d, src, prev, stage, out, n):
                 board[d] = EMPTY
                 if src >= 0:
                     board[src] = prev
-                p = _parent_hash(ctx, board, stage, prev)
+                p = _parent_hash(ctx, board, stage, prev, canon)
                 if p >= 0:
                     out[n] = p
                     n += 1
@@ -348,7 +516,7 @@ def _unmove(ctx, board, d, src, prev, stage, out, n):
     board[d] = EMPTY
     if src >= 0:
         board[src] = prev
-    p = _parent_hash(ctx, board, stage, prev)
+    p = _parent_hash(ctx, board, stage, prev, canon)
     if p >= 0:
         out[n] = p
         n += 1
@@ -358,9 +526,10 @@ def _unmove(ctx, board, d, src, prev, stage, out, n):
     return n
 
 
-@njit(cache=True, nogil=True)
-def parents(ctx, h, out, scratch):
-    """Every position (in the hash space, not primitive) with h among its children, once."""
+@njit(cache=True, nogil=True, inline="always")
+def _parents(ctx, h, out, scratch, canon):
+    """Every position (in the hash space, not primitive) with h among its children, once;
+    (canon) each in its canonical form, repeats allowed."""
     params, astart, aids = ctx[9], ctx[7], ctx[8]
     npts = params[P_POINTS]
     mstage = params[P_MOVE_STAGE]
@@ -372,7 +541,7 @@ def parents(ctx, h, out, scratch):
     if 0 < stage and (stage < mstage or me == W):
         for d in range(npts):
             if board[d] == prev:
-                n = _unmove(ctx, board, d, -1, prev, stage - 1, out, n)
+                n = _unmove(ctx, board, d, -1, prev, stage - 1, out, n, canon)
     if stage < mstage:
         return n
     # un-slides (un-flights when prev had three pieces)
@@ -387,13 +556,25 @@ def parents(ctx, h, out, scratch):
         if fly:
             for src in range(npts):
                 if board[src] == EMPTY:
-                    n = _unmove(ctx, board, d, src, prev, stage, out, n)
+                    n = _unmove(ctx, board, d, src, prev, stage, out, n, canon)
         else:
             for j in range(astart[d], astart[d + 1]):
                 src = aids[j]
                 if board[src] == EMPTY:
-                    n = _unmove(ctx, board, d, src, prev, stage, out, n)
+                    n = _unmove(ctx, board, d, src, prev, stage, out, n, canon)
     return n
+
+
+@njit(cache=True, nogil=True)
+def parents(ctx, h, out, scratch):
+    """Every position (in the hash space, not primitive) with h among its children, once."""
+    return _parents(ctx, h, out, scratch, False)
+
+
+@njit(cache=True, nogil=True)
+def parents_canonical(ctx, h, out, scratch):
+    """`parents`, each in its canonical form, repeats allowed (solver/symmetry.py)."""
+    return _parents(ctx, h, out, scratch, True)
 
 
 # -- the game -------------------------------------------------------------------------------
@@ -449,8 +630,9 @@ class Morris(Game):
         astart, aids = _csr(nbrs)
         params = np.array([npts, men, int(self.millwin), int(self.flying), self.move_stage],
                           dtype=np.int64)
+        self.symmetries = board_symmetries(men, self.variant["diagonals"])
         self.ctx = (self.hash.nb, bstart, binfo, blk, mill_arr, mstart, mids, astart, aids,
-                    params)
+                    params, symmetry_table(self.symmetries))
         removals = 1 if self.millwin else men
         moves_bound = max(npts, men * max(len(g) for g in nbrs))
         if self.flying:
