@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 
+import numba
 import numpy as np
 import pytest
 import ref_morris
@@ -12,8 +14,12 @@ from checks import WORDS, child_strings
 
 from games import get_game
 from games.base import LOSE, PositionError, VariantError
+from games.morris import Morris
+from solver.analysis import analyze
 from solver.api import Solved
+from solver.database import Database
 from solver.solve import applicable_methods, solve
+from solver.symmetry import apply
 
 
 @pytest.fixture(scope="module")
@@ -298,3 +304,225 @@ def test_parents_random(men, six, nine):
             assert h in [c for _, c in g.moves(p)]
         assert g.parent_hashes(h), s
     assert checked > 100
+
+
+# -- symmetry ---------------------------------------------------------------------------------
+
+SYM_VARIANTS = ["men=3", "men=3,diagonals=1", "men=6", "men=9"]
+
+
+def _automorphisms(npts: int, lines, adjacent) -> set[tuple[int, ...]]:
+    """Every permutation of the points (as where[p]: the point p goes to) that maps lines
+    to lines and, when `adjacent` is given, adjacent pairs to adjacent pairs. Search in
+    breadth-first order over the points that share a line or a link, so each point after
+    the first has only the few images next to its predecessor's image."""
+    lines = {frozenset(int(p) for p in line) for line in lines}
+    adj = {(int(a), int(b)) for a, b in adjacent}
+    near: list[set[int]] = [set() for _ in range(npts)]
+    for line in lines:
+        for a in line:
+            near[a] |= line - {a}
+    for a, b in adj:
+        near[a].add(b)
+    order, parent = [0], {0: -1}
+    for p in order:
+        for q in sorted(near[p]):
+            if q not in parent:
+                parent[q] = p
+                order.append(q)
+    assert len(order) == npts  # connected
+    found: set[tuple[int, ...]] = set()
+    where = [-1] * npts
+
+    def fits(p, t):
+        return all(((p, q) in adj) == ((t, where[q]) in adj)
+                   and (q in near[p]) == (where[q] in near[t])
+                   for q in order if where[q] >= 0)
+
+    def extend(i):
+        if i == npts:
+            if {frozenset(where[p] for p in line) for line in lines} == lines:
+                found.add(tuple(where))
+            return
+        p = order[i]
+        cands = range(npts) if parent[p] < 0 else near[where[parent[p]]]
+        for t in cands:
+            if t not in where and fits(p, t):
+                where[p] = t
+                extend(i + 1)
+                where[p] = -1
+
+    extend(0)
+    return found
+
+
+@pytest.mark.parametrize("variant,size", [("men=3", 8), ("men=3,diagonals=1", 8),
+                                          ("men=6", 16), ("men=9", 16)])
+def test_symmetries_are_the_board_automorphisms(variant, size):
+    """The declared symmetries form a group (identity first, closed, inverses), keep the
+    mills (lines), Six's joining links and adjacency, and are every permutation that
+    does: found here by search from the lines and adjacency alone."""
+    g = get_game("morris", variant)
+    syms = [tuple(int(x) for x in row) for row in g.symmetries]
+    have = set(syms)
+    assert len(syms) == len(have) == size and syms[0] == tuple(range(g.npoints))
+    assert all(tuple(a[i] for i in b) in have for a in syms for b in syms)  # closed
+    mills = {frozenset(m) for m in g.mills}
+    adj = set(g.adjacent)
+    for w in syms:
+        assert {frozenset(w[p] for p in m) for m in mills} == mills
+        assert {(w[a], w[b]) for a, b in adj} == adj
+    assert _automorphisms(g.npoints, g.mills, g.adjacent) == have
+    if variant == "men=9":  # lines alone (both sides flying): any order of the rings, 48
+        assert len(_automorphisms(g.npoints, g.mills, [])) == 48
+
+
+def _name_symmetries(men: int) -> list[dict[str, str]]:
+    """The board's symmetries on point names (file letter, rank), built here from the
+    names: quarter turns and a mirror of the square about the centre point, and for Six
+    and Nine each of them with the rings (distance from the centre) reversed."""
+    size = {3: 3, 6: 5, 9: 7}[men]
+    c = size // 2
+    names = [p for row in ref_morris.BOARDS[men][0] for p in row.split()]
+    maps = []
+    for swap in (False, True) if men != 3 else (False,):
+        for turns in range(4):
+            for mirror in (False, True):
+                m = {}
+                for p in names:
+                    u, v = ord(p[0]) - ord("a") - c, int(p[1:]) - 1 - c
+                    if swap:
+                        ring = max(abs(u), abs(v))
+                        u, v = u // ring * (c + 1 - ring), v // ring * (c + 1 - ring)
+                    for _ in range(turns):
+                        u, v = v, -u
+                    if mirror:
+                        v = -v
+                    m[p] = f"{chr(ord('a') + u + c)}{v + 1 + c}"
+                assert sorted(m.values()) == sorted(names)
+                maps.append(m)
+    return maps
+
+
+def _images(game, ref, maps, s: str) -> set[int]:
+    """The hashes of the images of position `s` under `maps` (name -> name)."""
+    board, side, hw, hb = ref.parse(s)
+    return {game.from_string(ref.show({m[p]: c for p, c in board.items()}, side, hw, hb))
+            for m in maps}
+
+
+@pytest.mark.parametrize("variant", SYM_VARIANTS)
+def test_canonical_is_the_smallest_image(variant):
+    """canonical is the least hash among the images built from the position string
+    (every hash of Three, random ones of Six and Nine), orbit their number."""
+    g = get_game("morris", variant)
+    ref = _ref(g)
+    maps = _name_symmetries(g.men)
+    mod = importlib.import_module(g.module)
+    scratch = np.zeros(g.scratch_size, np.int8)
+    hashes = range(g.hash_size) if g.men == 3 else _random_positions(g, 3000, g.men + 1)
+    sizes = set()
+    for h in hashes:
+        images = _images(g, ref, maps, g.to_string(h))
+        c = g.canonical(h)
+        assert c == min(images) and g.canonical(c) == c, g.to_string(h)
+        assert mod.orbit(g.ctx, h, scratch) == len(images), g.to_string(h)
+        sizes.add(len(images))
+    assert max(sizes) == len(maps) and (g.men != 3 or min(sizes) == 1)
+
+
+@pytest.mark.parametrize("variant", SYM_VARIANTS)
+def test_canonical_forms_of_the_rules(variant):
+    """children_canonical is children mapped through canonical, move for move;
+    parents_canonical gives the canonical forms of parents (repeats allowed)."""
+    g = get_game("morris", variant)
+    mod = importlib.import_module(g.module)
+    out, codes, scratch = g._buffers()
+    pout = np.empty(g.max_parents, np.int64)
+    checked = 0
+    for h in _random_positions(g, 1500, g.men + 2):
+        ps = {g.canonical(p) for p in g.parent_hashes(h)}
+        n = mod.parents_canonical(g.ctx, h, pout, scratch)
+        assert set(pout[:n].tolist()) == ps, g.to_string(h)
+        if g.primitive_value(h):
+            continue
+        plain = g.moves(h)
+        n = mod.children_canonical(g.ctx, h, out, codes, scratch)
+        assert [(g.move_name(h, int(codes[i])), int(out[i])) for i in range(n)] == \
+            [(name, g.canonical(c)) for name, c in plain], g.to_string(h)
+        checked += 1
+    assert checked > 300
+
+
+@pytest.mark.parametrize("variant,reachable", [("men=3", 5466), ("men=3,diagonals=1", 5390)])
+def test_three_reduced_solves_answer_as_unreduced(variant, reachable, tmp_path):
+    """Three solved whole on canonical positions by every method: the stored positions
+    are the canonical forms of the reachable ones, and every reachable position answers
+    (value, remoteness) as in the unreduced database."""
+    plain = get_game("morris", variant)
+    solve(plain, "bottomup", root=tmp_path / "plain")
+    a = Database.open(plain, tmp_path / "plain")
+    va, ra = a.value_array[:], a.remoteness_array[:]
+    reached = np.flatnonzero(va)
+    canon = {plain.canonical(int(h)) for h in reached}
+    assert len(reached) == reachable and len(canon) < len(reached) // 6
+    for method in applicable_methods(plain):
+        sym = apply(get_game("morris", variant), True)
+        res = solve(sym, method, root=tmp_path / method)
+        assert res.positions == len(canon), method
+        b = Database.open(sym, tmp_path / method)
+        assert b.symmetric and set(np.flatnonzero(b.value_array[:]).tolist()) == canon
+        api = Solved(get_game("morris", variant), tmp_path / method)
+        for h in reached.tolist():
+            assert api.db.lookup(h) == (int(va[h]), int(ra[h])), (method, plain.to_string(h))
+        report = analyze(b)  # counts every position through its orbit: as unreduced
+        report.pop("canonical")
+        assert report == analyze(a), method
+
+
+class _SixFrom(Morris):
+    """Six Men's Morris from a late position (tests: a sub-game small enough to solve
+    without symmetry in seconds; the rules are games/morris.py's)."""
+
+    START = "W-W/-B-/---W/-B-/W-- b 0 1"  # Black places its last piece: 4 against 3
+
+    def __init__(self):
+        super().__init__(men=6)
+        self.start = self.from_string(self.START)
+
+
+@numba.njit
+def _canonical_all(canonical, ctx, hashes, scratch):
+    out = np.empty_like(hashes)
+    for i in range(hashes.shape[0]):
+        out[i] = canonical(ctx, hashes[i], scratch)
+    return out
+
+
+def test_six_reduced_solves_answer_as_unreduced(tmp_path):
+    """A Six sub-game (last placement, then sliding with 4 and 3 pieces: mills, removals,
+    blocked sides, draws) solved without symmetry, and on canonical positions by every
+    method: each of its ~1.07M reachable positions answers as unreduced, from about
+    67,000 stored. The whole of Six is compared in docs/morris.md (unreduced it takes
+    minutes)."""
+    plain = _SixFrom()
+    solve(plain, "tiers", root=tmp_path / "plain")
+    a = Database.open(plain, tmp_path / "plain")
+    va, ra = a.value_array[:], a.remoteness_array[:]
+    reached = np.flatnonzero(va).astype(np.int64)
+    mod = importlib.import_module(plain.module)
+    canon = _canonical_all(mod.canonical, plain.ctx, reached, np.zeros(16, np.int8))
+    stored = np.unique(canon)
+    assert len(reached) > 1_000_000 and len(stored) < len(reached) // 15
+    assert {WORDS[int(v)] for v in np.unique(va[reached])} == {"win", "lose", "draw"}
+    for method in applicable_methods(plain):
+        sym = apply(_SixFrom(), True)
+        assert solve(sym, method, root=tmp_path / method).positions == len(stored), method
+        b = Database.open(sym, tmp_path / method)
+        vb, rb = b.value_array[:], b.remoteness_array[:]
+        assert np.array_equal(np.flatnonzero(vb), stored), method
+        assert np.array_equal(vb[canon], va[reached]), method
+        assert np.array_equal(rb[canon], ra[reached]), method
+        api = Solved(_SixFrom(), tmp_path / method)  # the reader canonicalizes
+        for h in reached[:: len(reached) // 300].tolist():
+            assert api.db.lookup(h) == (int(va[h]), int(ra[h])), plain.to_string(h)
