@@ -66,9 +66,21 @@ import numpy as np
 from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, parse_board
-from games.common import board_to_rows
+from games.common import (
+    board_to_rows,
+    canonical_masks_in,
+    mask_symmetries,
+    mask_symmetry_cells,
+    orbit_masks_in,
+)
 from hashing import HashContext
-from hashing.generic import arrangement_pass, arrangement_rank, unrank_arrangement
+from hashing.generic import (
+    arrangement_pass,
+    arrangement_rank,
+    rank_masks,
+    unrank_arrangement,
+    unrank_masks,
+)
 
 TIGER, GOAT, EMPTY = 0, 1, 2
 CHARS = "TG-"
@@ -84,14 +96,14 @@ SIZE_DEFAULTS = {
 }
 DEFAULT_SIZE = 3
 
-# params[] slots
-P_CELLS, P_TIGERS, P_GOATS, P_CAPTURES = range(4)
+# params[] slots (P_GROUP: the board's symmetries, a bit set, see `board_symmetries`)
+P_CELLS, P_TIGERS, P_GOATS, P_CAPTURES, P_GROUP = range(5)
 
 
 @njit(cache=True, nogil=True)
 def _decode(ctx, h, board):
     """Write the board of hash h into `board`; return (side to move, placed, captured)."""
-    hnb, gcombo, _nbr, _beyond, _params, toff, tp, tk, tturn, tarr, _tid = ctx
+    hnb, gcombo, _nbr, _beyond, _params, toff, tp, tk, tturn, tarr, _tid, _sym = ctx
     t = np.searchsorted(toff, h, side="right") - 1
     r = h - toff[t]
     turn = tturn[t]
@@ -106,7 +118,7 @@ def _decode(ctx, h, board):
 def _encode(ctx, board, turn, p, k):
     """Hash of `board` with `turn` to move, p goats placed and k captured: the tier's
     offset, the turn's block in a sliding tier, and the board's generic arrangement rank."""
-    hnb, _gcombo, _nbr, _beyond, _params, toff, _tp, _tk, tturn, tarr, tid = ctx
+    hnb, _gcombo, _nbr, _beyond, _params, toff, _tp, _tk, tturn, tarr, tid, _sym = ctx
     t = tid[p, k, turn]
     m0, m1, r0, r1 = arrangement_pass(hnb, board)
     sub = arrangement_rank(hnb, m0, m1, r0, r1)[1]
@@ -264,6 +276,45 @@ def parents(ctx, h, out, scratch):
     return count
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _masks(ctx, h):
+    """(the hash of h's tier and side block, that tier's combination offset in the generic
+    hash, the tiger mask, the goat mask) of hash h (bit i: point i)."""
+    hnb, gcombo, toff, tp, tk, tturn, tarr = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7], ctx[8], \
+        ctx[9]
+    t = np.searchsorted(toff, h, side="right") - 1
+    base = toff[t]
+    r = h - base
+    if tturn[t] == BOTH:
+        turn = r // tarr[t]
+        r -= turn * tarr[t]
+        base += turn * tarr[t]
+    coff = hnb[5][gcombo[tp[t] - tk[t]]]
+    _turn, a, b = unrank_masks(hnb, coff + r)
+    return base, coff, a, b
+
+
+@njit(cache=True, nogil=True)
+def canonical(ctx, h, scratch):
+    """The smallest hash among h's images under the board's symmetries (solver/symmetry.py).
+    A symmetry keeps the tier and the side: it moves the tigers' and the goats' points
+    only. Inside a block, boards rank by the tiger mask, then the goat mask (colex ranks:
+    masks of one size order as numbers), so the image of smallest (tigers, goats) masks is
+    the image of smallest hash."""
+    base, coff, a, b = _masks(ctx, h)
+    ca, cb = canonical_masks_in(ctx[11], ctx[4][P_GROUP], a, b)
+    if ca == a and cb == b:
+        return h
+    return base + rank_masks(ctx[0], ca, cb, 0) - coff
+
+
+@njit(cache=True, nogil=True)
+def orbit(ctx, h, scratch):
+    """How many distinct images h has under the board's symmetries."""
+    _base, _coff, a, b = _masks(ctx, h)
+    return orbit_masks_in(ctx[11], ctx[4][P_GROUP], a, b)
+
+
 def line_tables(size: int) -> tuple[np.ndarray, np.ndarray]:
     """nbr[i, d]: the point one step from i along direction d on a line, else -1;
     beyond[i, d]: the point two steps away along the same line, else -1."""
@@ -280,6 +331,22 @@ def line_tables(size: int) -> tuple[np.ndarray, np.ndarray]:
                     if 0 <= r + 2 * dr < size and 0 <= c + 2 * dc < size:
                         beyond[r * size + c, d] = (r + 2 * dr) * size + c + 2 * dc
     return nbr, beyond
+
+
+def board_symmetries(size: int) -> int:
+    """The symmetries of the square that map the board's lines to lines, as a bit set over
+    games.common.mask_symmetry_cells(size) (bit s: symmetry s; they form a group). All 8
+    on odd sizes, where every corner is even; on 4x4 the 4 that keep (row + column)'s
+    parity: the identity, the half turn and the two diagonal reflections (a quarter turn
+    or a mirror in a middle line swaps even and odd points, so diagonal lines with points
+    that have none)."""
+    nbr, _beyond = line_tables(size)
+    lines = {frozenset((i, int(j))) for i in range(size * size) for j in nbr[i] if j >= 0}
+    group = 0
+    for s, where in enumerate(mask_symmetry_cells(size)):
+        if {frozenset(int(where[i]) for i in line) for line in lines} == lines:
+            group |= 1 << s
+    return group
 
 
 def tiger_corners(size: int, tigers: int) -> list[int]:
@@ -339,7 +406,11 @@ class BaghChal(Game):
         gcombo = np.array([self.hash.combo_id((T, g, cells - T - g)) for g in range(G + 1)],
                           dtype=np.int64)  # the combination of g goats on the board
         nbr, beyond = line_tables(n)
-        params = np.array([cells, T, G, C], dtype=np.int64)
+        self.symmetries = board_symmetries(n)
+        params = np.array([cells, T, G, C, self.symmetries], dtype=np.int64)
+        # the delta swaps of the 8 symmetries (not mask_symmetries' tables: those give the
+        # smallest image under all 8, and 4x4 keeps 4)
+        sym = mask_symmetries(n)[:1 + 2 * (2 * (n // 2) + n - 1)].copy()
 
         # tiers: (placed, captured, side) in order of placed, captured, goats first
         self.tier_keys: list[tuple[int, int, int]] = []
@@ -364,7 +435,7 @@ class BaghChal(Game):
         keys = np.array(self.tier_keys, dtype=np.int64).reshape(nt, 3)
         self.tier_offsets = toff
         self.ctx = (self.hash.nb, gcombo, nbr, beyond, params, toff,
-                    keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy(), tarr, tid)
+                    keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy(), tarr, tid, sym)
         self.hash_size = int(toff[-1])
         on_board = min(G, cells - T)
         self.max_children = max(cells, 8 * max(T, on_board))
