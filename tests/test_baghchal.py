@@ -416,6 +416,29 @@ def test_canonical_is_the_smallest_image(size, count):
     assert max(orbits) == len(_line_keeping_maps(size))
 
 
+@pytest.mark.parametrize("size", [4, 5])
+def test_canonical_forms_of_the_rules(size):
+    """children_canonical: the plain children in the same order with the same move codes,
+    each replaced by its canonical form; parents_canonical: the canonical forms of the
+    plain parents (random slots, reachable or not)."""
+    game = BaghChal(size=size)
+    out, codes, scratch = game._buffers()
+    pout = np.empty(game.max_parents, np.int64)
+    rng = random.Random(size)
+    moved = 0
+    for _ in range(1500):
+        h = rng.randrange(game.hash_size)
+        plain = [] if game.primitive_value(h) else game.moves(h)
+        n = baghchal.children_canonical(game.ctx, h, out, codes, scratch) if plain else 0
+        assert [game.canonical(c) for _, c in plain] == out[:n].tolist()
+        assert [name for name, _ in plain] == [game.move_name(h, int(c)) for c in codes[:n]]
+        m = baghchal.parents_canonical(game.ctx, h, pout, scratch)
+        assert sorted(set(pout[:m].tolist())) == sorted({game.canonical(q)
+                                                         for q in parents_of(game, h)})
+        moved += n + m
+    assert moved > 10_000
+
+
 @njit(cache=True)
 def _canonical_all(ctx, hashes, scratch):
     out = np.empty_like(hashes)
