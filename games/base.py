@@ -27,7 +27,7 @@ one its module lacks.
 Symmetry: a game whose module defines ``canonical(ctx, h, scratch) -> int`` (the smallest
 hash among the position's symmetric images; `scratch_size` must cover it) and
 ``orbit(ctx, h, scratch) -> int`` (how many distinct images it has) may be solved on
-canonical positions only (solver/symmetry.py); the images must be positions of the same
+canonical positions only (solver/kernels/symmetry.py); the images must be positions of the same
 game with the same value and remoteness, and the symmetry tables live in ``ctx``.
 Optionally ``children_canonical``, ``parents_canonical`` and ``expand_canonical`` (same
 signatures) give each child or parent already in canonical form, repeats allowed, which
@@ -40,7 +40,7 @@ inside a loopy tier asks for (solver/kernels/tier_retro.py); without it that ker
 filters ``parents``. `gsolve check` tests that the two agree.
 
 The base class checks, when a game is constructed, every attribute a solver relies on
-(:meth:`Game.check_contract`); `gsolve check` (solver/check.py) tests the functions.
+(:meth:`Game.check_contract`); `gsolve check` (solver/command/check.py) tests the functions.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ class Game:
         """The game's tiers, children before parents not required; None if it has none."""
         return None
 
-    # symmetry: set by solver.symmetry.apply on a game solved (or read) on canonical
+    # symmetry: set by solver.kernels.symmetry.apply on a game solved (or read) on canonical
     # positions only; then `module` names the generated canonical wrapper of the rules
     symmetry: bool = False
 

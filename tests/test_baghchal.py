@@ -14,8 +14,8 @@ from checks import WORDS, named_children, parents_of
 
 from games.baghchal import BaghChal
 from games.base import LOSE, PositionError, VariantError
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 # (variant, expected start value, remoteness): the default, the GamesCrafters 3x3 game
 # (4 tigers, 4 goats, play until all goats are gone), and a drawn 4x4 board (whose

@@ -13,8 +13,8 @@ import pytest
 from games.base import GsolveError, Tier
 from games.registry import available, game_class, get_game
 from games.tictactoe import TicTacToe
-from solver.check import run_checks
-from solver.cli import main
+from solver.command.check import run_checks
+from solver.command.cli import main
 
 
 def _variants(name: str) -> dict[str, dict]:
@@ -71,7 +71,7 @@ def test_declaring_parents_is_refused():
 
 def test_codegen_binds_no_silent_parents():
     """A kernel module for a game without un-moves binds a stub that raises if called."""
-    from solver.codegen import kernels
+    from solver.kernels.codegen import kernels
 
     game = get_game("tictactoe")
     k = kernels(game.module, "solver.kernels.retrograde")
@@ -147,7 +147,7 @@ def test_suite_catches_a_child_outside_the_hash():
 def test_suite_reports_rules_that_raise():
     """A rule that raises is a failure with its position, not a crash of the suite."""
     from games import tictactoe
-    from solver.check import check_game
+    from solver.command.check import check_game
 
     start = TicTacToe().start
 
