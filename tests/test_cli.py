@@ -204,9 +204,9 @@ def test_scheduler_that_is_no_address_is_refused_before_connecting(db, capsys, a
 @pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "scheduler-host:8786",
                                      "tls://[::1]:8786", "inproc://10.0.0.5/123/1"])
 def test_scheduler_address_forms_accepted(address):
-    from solver.command.cli import _scheduler_address
+    from solver.command.options import scheduler_address
 
-    assert _scheduler_address(None, None, address) == address
+    assert scheduler_address(None, None, address) == address
 
 
 def test_scheduler_and_workers_exclude_each_other(db, capsys):

@@ -15,7 +15,7 @@ import pytest
 from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
-from solver.methods import estimate
+from solver.methods import estimate, speed
 from solver.methods.solve import default_method
 from solver.runtime.progress import LineProgress, duration
 
@@ -23,7 +23,7 @@ from solver.runtime.progress import LineProgress, duration
 @pytest.fixture(autouse=True)
 def fresh_speeds(tmp_path, monkeypatch):
     """No speeds measured by earlier solves on this machine: assumed rates only."""
-    monkeypatch.setattr(estimate, "_speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr(speed, "_speed_file", lambda: tmp_path / "speed.json")
     monkeypatch.delenv("GSOLVE_MEMORY", raising=False)
 
 
@@ -171,7 +171,7 @@ def test_plan_is_within_2x_of_a_measured_solve(tmp_path, monkeypatch):
     it, the factor this solve stored makes the plan of the same solve within 1.5x."""
     from solver.methods.solve import solve
 
-    monkeypatch.setattr(estimate, "MIN_MEASURED", 0.0)  # recorded however fast it runs
+    monkeypatch.setattr(speed, "MIN_MEASURED", 0.0)  # recorded however fast it runs
     game = get_game("connect4", "width=5,height=4")
     est = estimate.estimate(game, "tiers", root=tmp_path / "none")
     result = solve(game, "tiers", tmp_path / "db")
@@ -181,7 +181,7 @@ def test_plan_is_within_2x_of_a_measured_solve(tmp_path, monkeypatch):
     assert disk / 3 <= est.disk <= disk * 3, (est.disk, disk)
     again = get_game("connect4", "width=5,height=4")
     est2 = estimate.estimate(again, "tiers", root=tmp_path / "db")
-    cpu = json.loads(estimate._speed_file().read_text())["connect4"]["factor:tiers"]
+    cpu = json.loads(speed._speed_file().read_text())["connect4"]["factor:tiers"]
     assert est2.measured and est2.cpu == pytest.approx(cpu["cpu_seconds"], rel=0.3)
     stored = sum(f.stat().st_size for f in result.path.rglob("*") if f.is_file())
     assert est2.disk == pytest.approx(stored, rel=0.01)
@@ -193,7 +193,7 @@ def test_tiered_eta_counts_slots_not_tasks():
     from types import SimpleNamespace
 
     from solver.engine.manager import _Eta
-    from solver.engine.worker import Task
+    from solver.engine.task import Task
 
     tasks = [Task(0, 0, 10, ((0, 0, 10, False),), ((0, 10),)),
              Task(1, 10, 1010, ((1, 10, 1010, False),), ((10, 1010),))]
@@ -278,15 +278,15 @@ def test_factor_comes_from_the_largest_solve():
     test's 4x4 once made Connect-4 6x5 look 30 h long."""
     big, small = get_game("connect4", "width=5,height=5"), get_game("connect4", "width=4,height=4")
     for g in (big, small):  # as a solve has them when it records: sampled, tiers built
-        estimate.sample(g)
+        speed.sample(g)
         g.tiers()
-    estimate.record_speed(big, "tiers", 10.0, 16.0)
-    k = estimate.factor(big, "tiers")
-    work = 16.0 - estimate.overhead(big, "tiers")
+    speed.record_speed(big, "tiers", 10.0, 16.0)
+    k = speed.factor(big, "tiers")
+    work = 16.0 - speed.overhead(big, "tiers")
     assert k[2] == big.variant_key
-    assert k[0] == pytest.approx(work / estimate.sample(big).base(big), rel=1e-3)
-    estimate.record_speed(small, "tiers", 5.0, 5.0)
-    assert estimate.factor(big, "tiers") == k
+    assert k[0] == pytest.approx(work / speed.sample(big).base(big), rel=1e-3)
+    speed.record_speed(small, "tiers", 5.0, 5.0)
+    assert speed.factor(big, "tiers") == k
     planned = estimate.estimate(big, "tiers", plan_memory=False)
     assert planned.cpu == pytest.approx(16.0, rel=1e-3) and planned.measured
 

@@ -17,11 +17,11 @@ from solver.methods.solve import solve
 from solver.storage.database import (
     CHUNK,
     Database,
-    PartialStore,
     create_array,
     group_path,
     remoteness_dtype,
 )
+from solver.storage.partial import PartialStore
 
 
 def arrays(game, root):

@@ -30,8 +30,9 @@ def machine() -> str:
 
 def run_benchmark(game: str, variant: str | None = None, method: str | None = None) -> dict:
     from games.base import GsolveError
-    from solver.methods.estimate import check_fits, default_method, record_speed
+    from solver.methods.estimate import check_fits, default_method
     from solver.methods.registry import applicable_methods, method_module
+    from solver.methods.speed import record_speed
     from solver.runtime.parallel import threads
 
     g = get_game(game, variant)

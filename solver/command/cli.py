@@ -7,14 +7,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 
 import click
 
 from games.base import GsolveError
-
-EXIT_USER = 2
+from solver.command.options import (
+    EXIT_USER,
+    db_option,
+    error,
+    json_option,
+    one_line,
+    scheduler_address,
+    variant_option,
+)
+from solver.command.people import learn, play, serve
+from solver.command.reading import analyze, query, verify
 
 
 class DefaultToSolve(click.Group):
@@ -24,91 +32,6 @@ class DefaultToSolve(click.Group):
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["solve", *args]
         return super().parse_args(ctx, args)
-
-
-def variant_option(f):
-    return click.option("--variant", "-V", "variant", default=None, metavar="KEY=VAL[,..]",
-                        help="Variant of the game, e.g. width=5,height=4.")(f)
-
-
-def _db_root(ctx, param, value):
-    """A database root must be (or become) a folder outside the kernel's virtual ones, or
-    be a store URL (s3://bucket/gsolve-db) that answers (solver/storage/stores.py)."""
-    if value is None:
-        return value
-    if "://" in value and not value.lower().startswith("file://"):
-        from solver.storage.stores import check_root
-
-        try:
-            check_root(value)
-        except GsolveError as e:
-            raise click.BadParameter(str(e), param=param) from None
-        return value
-    from pathlib import Path
-
-    path = Path(value[7:] if value.lower().startswith("file://") else value).expanduser()
-    real = path.resolve()
-    if len(real.parts) > 1 and real.parts[1] in ("proc", "sys", "dev"):
-        raise click.BadParameter(f"{value} is under /{real.parts[1]}, not a place for a "
-                                 "database", param=param)
-    up = path
-    while not up.exists() and up != up.parent:
-        up = up.parent
-    if up.exists() and not up.is_dir():
-        raise click.BadParameter(f"{up} is a file, not a folder", param=param)
-    return value
-
-
-# what distributed.Client takes as an address: [PROTOCOL://]HOST:PORT (tcp when none), or
-# an in-process inproc:// address
-_SCHEDULER = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?"
-                        r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)"
-                        r":([0-9]{1,5})/?")
-
-
-def _scheduler_address(ctx, param, value):
-    """A Dask scheduler address, refused before any connection is tried when it is not
-    one: `tcp://host:8786`, `host:8786`, `tls://...`; port 1..65535."""
-    if value is None:
-        return value
-    text = value.strip()
-    m = _SCHEDULER.fullmatch(text)
-    if text.startswith("inproc://") or (m and 0 < int(m.group(1)) < 65536):
-        return text
-    raise click.BadParameter(f"'{value}' is not a Dask scheduler address (expected "
-                             "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786)", param=param)
-
-
-def db_option(f):
-    return click.option("--db", "db", default=None, metavar="DIR|URL", envvar="GSOLVE_DB",
-                        callback=_db_root,
-                        help="Database root: a folder or a store URL such as "
-                             "s3://bucket/gsolve-db (default ./gsolve-db, or $GSOLVE_DB).")(f)
-
-
-def _output_file(ctx, param, value):
-    """A file gsolve writes at the end of a command (a learner brain, a plot): its folder
-    must exist and be writable now, not only after the work is done."""
-    if value is None:
-        return value
-    from pathlib import Path
-
-    path = Path(value).expanduser()
-    folder = path.parent
-    if path.is_dir():
-        raise click.BadParameter(f"{value} is a folder, not a file", param=param)
-    if not folder.is_dir():
-        what = "is a file" if folder.exists() else "does not exist"
-        raise click.BadParameter(f"cannot write {value}: the folder {folder} {what}",
-                                 param=param)
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists()
-                                                    and not os.access(path, os.W_OK)):
-        raise click.BadParameter(f"cannot write {value}: permission denied", param=param)
-    return value
-
-
-def json_option(f):
-    return click.option("--json", "as_json", is_flag=True, help="Output JSON.")(f)
 
 
 @click.group(cls=DefaultToSolve, context_settings={"help_option_names": ["-h", "--help"]})
@@ -123,6 +46,10 @@ def cli():
     gsolve list                           games, variants and methods
     gsolve check tictactoe                test a game's rules against the contract
     """
+
+
+for _command in (query, analyze, verify, play, learn, serve):
+    cli.add_command(_command)
 
 
 @cli.command()
@@ -140,7 +67,7 @@ def cli():
               help="Tiers: memory budget (default: most of what is available).")
 @click.option("--workers", type=click.IntRange(1), default=None, metavar="N",
               help="Tiers: run tasks on a local Dask cluster of N worker processes.")
-@click.option("--scheduler", default=None, metavar="ADDRESS", callback=_scheduler_address,
+@click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_address,
               help="Tiers: run tasks on a running Dask cluster (e.g. tcp://host:8786); "
                    "not with --workers.")
 @click.option("--symmetry/--no-symmetry", default=False, show_default=True,
@@ -223,169 +150,6 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
         click.echo(f"  {k:<20} {v}")
 
 
-def _word(value, rem):
-    return value if rem is None else f"{value} in {rem}"
-
-
-@cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("game")
-@click.argument("positions", nargs=-1)
-@variant_option
-@db_option
-@json_option
-def query(game, positions, variant, db, as_json):
-    """Value, remoteness and moves of POSITIONS (the start if none; '-' reads stdin)."""
-    import solver.use.api as api
-
-    solved = api.open(game, variant, db)
-    if positions == ("-",):
-        positions = tuple(line.strip() for line in sys.stdin if line.strip())
-    elif not positions:
-        positions = (None,)
-    failed = 0
-    for pos in positions:
-        try:
-            info = solved.query(pos)
-        except GsolveError as e:
-            failed += 1
-            error(e)
-            continue
-        if as_json:
-            click.echo(json.dumps(info.to_dict()))
-            continue
-        click.echo(f"{info.position}  {_word(info.value, info.remoteness)}")
-        if not info.moves:
-            click.echo("  (game over)")
-        best = {m.move for m in solved.best_moves(info.position)}
-        for m in info.moves:
-            mark = "*" if m.move in best else " "
-            click.echo(f"  {mark} {m.move:<6} {m.position}  {_word(m.value, m.remoteness)}")
-    if failed:
-        raise click.exceptions.Exit(EXIT_USER)
-
-
-@cli.command()
-@click.argument("game")
-@variant_option
-@db_option
-@json_option
-@click.option("--paths", is_flag=True,
-              help="Also count move sequences from the start to each kind of end.")
-@click.option("--plot", "plot", default=None, metavar="FILE.png", callback=_output_file,
-              help="Also draw positions by remoteness and value (and the start's moves).")
-def analyze(game, variant, db, as_json, paths, plot=None):
-    """Reachable positions by value and by remoteness, the start, the longest game."""
-    import solver.use.api as api
-    from solver.use.analysis import analyze as run_analyze
-    from solver.use.analysis import count_paths
-
-    solved = api.open(game, variant, db)
-    g = solved.game
-    report = run_analyze(solved.db)
-    if paths:
-        report["paths"] = count_paths(g)
-    report.update(g.analysis_extras(solved))
-    if plot:
-        from solver.use.plot import plot_analysis
-
-        plot_analysis(report, solved, plot)
-    if as_json:
-        click.echo(json.dumps(report))
-        _wrote(plot, as_json)
-        return
-    click.echo(f"{g.name} {g.variant_key}: {report['positions']:,} reachable positions")
-    if "canonical" in report:
-        click.echo(f"solved with symmetry: {report['canonical']['positions']:,} canonical "
-                   "positions stored; the counts below are of all positions")
-    start = report["start"]
-    click.echo(f"start {start['position']}: {_word(start['value'], start['remoteness'])}")
-    click.echo(f"largest remoteness {report['max_remoteness']}")
-    words = [w for w in ("win", "lose", "tie", "draw") if w in report["values"]]
-    click.echo("")
-    click.echo(f"{'remoteness':>10} " + " ".join(f"{w:>10}" for w in words) + f" {'total':>10}")
-    rows = list(report["remoteness"].items())
-    none = {w: n for w, n in report["values"].items()
-            if w == "draw" or (g.puzzle and w == "lose")}
-    if none:  # no remoteness: draws, and puzzle positions that cannot reach a goal
-        rows.append(("none", none))
-    for rem, row in rows:
-        cells = " ".join(f"{row.get(w, 0):>10,}" for w in words)
-        click.echo(f"{rem!s:>10} {cells} {sum(row.values()):>10,}")
-    cells = " ".join(f"{report['values'][w]:>10,}" for w in words)
-    click.echo(f"{'total':>10} {cells} {report['positions']:>10,}")
-    if paths:
-        click.echo("")
-        click.echo("move sequences from the start, by how they end: " + ", ".join(
-            f"{w} {n:,}" for w, n in report["paths"].items()))
-    for line in report.get("notes", []):
-        click.echo(line)
-    _wrote(plot, as_json)
-
-
-def _wrote(path, as_json: bool) -> None:
-    """Say that a file (a plot) was written: the last line, on stderr under --json."""
-    if path:
-        click.echo(f"wrote {path}", err=as_json)
-
-
-@cli.command()
-@click.argument("game")
-@variant_option
-@db_option
-@json_option
-@click.option("--show", default=10, show_default=True, metavar="N",
-              help="Detail at most N problems.")
-def verify(game, variant, db, as_json, show):
-    """Check a solved database against the game's rules: re-derive every stored position
-    from its children, check reachability, the counts and rank/unrank. Exit 0 when
-    sound, 1 when not."""
-    from games import get_game
-    from solver.methods.verify import verify as run_verify
-    from solver.runtime.progress import LineProgress, Progress, RichProgress
-    from solver.storage.database import command
-    from solver.storage.stores import location
-
-    g = get_game(game, variant)
-    title = f"verify {g.name} {g.variant_key}"
-    if as_json:
-        progress = Progress()
-    elif sys.stderr.isatty():
-        progress = RichProgress(title)
-    else:  # logs and pipes: a line every few seconds
-        progress = LineProgress(title)
-    try:
-        report = run_verify(g, db, progress, show=max(0, show))
-    finally:
-        progress.close()
-    if as_json:
-        click.echo(json.dumps(report.to_dict()))
-    elif report.sound:
-        click.echo(f"{g.name} {g.variant_key}: sound ({report.database})")
-        canonical = "canonical positions " if report.symmetry else ""
-        rows = [
-            ("positions", f"{report.reachable:,} {canonical}reachable from the start, each "
-                          "stored and re-derived from its children"),
-            ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
-            ("chunks", f"{report.chunks:,} per array read, checksums good"),
-            ("attributes", "counts, start and largest remoteness match the arrays"),
-            ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
-            ("time", f"{report.seconds:.2f} s"),
-        ]
-        for k, v in rows:
-            click.echo(f"  {k:<12} {v}")
-    else:
-        click.echo(f"{g.name} {g.variant_key}: NOT SOUND, {report.problems:,} problem(s) "
-                   f"({report.database})")
-        for p in report.details:
-            click.echo(f"  {p.text}")
-        if report.problems > len(report.details):
-            click.echo(f"  ... and {report.problems - len(report.details):,} more")
-        click.echo(f"  solve it again with `gsolve {command(g, location(report.database))} "
-                   "--force`")
-    if not report.sound:
-        raise click.exceptions.Exit(1)
-
-
 @cli.command()
 @click.argument("game")
 @variant_option
@@ -419,117 +183,6 @@ def check(game, variant, samples, as_json):
                    f"({report['seconds']:.1f} s)")
     if not report["ok"]:
         raise click.exceptions.Exit(1)
-
-
-# -- play, learn, serve: people using a solved game (solver/use/play.py, learn.py, serve.py) --
-@cli.command()
-@click.argument("game")
-@variant_option
-@db_option
-@click.option("--as", "as_", type=click.Choice(["first", "second", "both", "none"]),
-              default="first", show_default=True,
-              help="Your side; both: two people, the database referees; none: watch.")
-@click.option("--opponent", type=click.Choice(["perfect", "random", "learner"]),
-              default="perfect", show_default=True, help="The computer's player.")
-@click.option("--seed", type=int, default=None, help="Seed of the computer's choices.")
-@click.option("--brain", default=None, metavar="FILE", callback=_output_file,
-              help="The learner's matchboxes (--opponent learner): read, and updated "
-                   "after the game.")
-@click.option("--from", "start", default=None, metavar="POSITION",
-              help="Start from this position instead of the game's start.")
-@click.option("--hints/--no-hints", default=True, show_default=True,
-              help="Show every move's value for the mover (toggle with h).")
-@click.option("--max-plies", type=click.IntRange(1), default=1000, show_default=True,
-              help="Stop a game that goes on this long (loopy games).")
-@json_option
-def play(game, variant, db, as_, opponent, seed, brain, start, hints, max_plies, as_json):
-    """Play GAME in the terminal against the database (u undo, h hints, q quit).
-
-    When standard input is not a terminal, reads one move per line; --json prints one
-    object per ply (ply, by, move, position, value, remoteness) and a final result."""
-    from solver.use.play import play as run_play
-
-    run_play(game, variant, db, as_, opponent, seed, brain, start, hints, as_json, max_plies)
-
-
-@cli.command()
-@click.argument("game", default="hexapawn")
-@variant_option
-@db_option
-@click.option("--games", "n_games", type=click.IntRange(1), default=200, show_default=True)
-@click.option("--against", type=click.Choice(["perfect", "random", "self"]),
-              default="perfect", show_default=True)
-@click.option("--as", "as_", type=click.Choice(["first", "second"]), default="second",
-              show_default=True, help="The learner's side (Hexapawn's black is second).")
-@click.option("--seed", type=int, default=None)
-@click.option("--brain", default=None, metavar="FILE", callback=_output_file,
-              help="Start from these matchboxes and save them at the end.")
-@click.option("--block", type=click.IntRange(1), default=10, show_default=True,
-              help="Games per row of the learning curve.")
-@click.option("--beads", type=click.IntRange(1), default=1, show_default=True,
-              help="Beads per move in a new matchbox.")
-@click.option("--reward", type=click.IntRange(0), default=1, show_default=True,
-              help="Beads added to each move of a won game (0: Gardner's punishment only).")
-@click.option("--plot", default=None, metavar="FILE.png", callback=_output_file,
-              help="Draw the learning curve.")
-@json_option
-def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, reward, plot,
-          as_json):
-    """Train the matchbox learner (Gardner's Hexapawn robot, MENACE) on GAME."""
-    import solver.use.api as api
-    from solver.use.learn import Brain, train
-
-    solved = api.open(game, variant, db)
-    learner = Brain.load_or_new(brain, solved.game)
-    if brain is None or not os.path.exists(brain):
-        learner.beads, learner.reward = beads, reward
-
-    def row(r):
-        if as_json:
-            click.echo(json.dumps(r))
-        else:
-            click.echo(f"{r['played']:>7} {r['wins']:>6} {r['losses']:>7} {r['ties']:>5}")
-
-    if not as_json:
-        who = ("alone (a puzzle)" if solved.game.puzzle else
-               "both sides against itself" if against == "self" else
-               f"{as_} against {against}")
-        click.echo(f"{solved.game.describe()}: the learner plays {who}, {n_games} games")
-        click.echo(f"{'games':>7} {'wins':>6} {'losses':>7} {'ties':>5}   (each block)")
-    report = train(solved, n_games, against, as_, seed, learner, block, on_block=row)
-    if brain:
-        learner.save(brain)
-    if plot:
-        from solver.use.plot import plot_curve
-
-        plot_curve(report, plot)
-    if as_json:
-        click.echo(json.dumps({k: report[k] for k in
-                               ("boxes", "perfect_fraction", "won_every_game_after",
-                                "curve")}))
-        _wrote(plot, as_json)
-        return
-    frac = report["perfect_fraction"]
-    click.echo(f"boxes {report['boxes']}; most-weighted move perfect in "
-               + ("no box" if frac is None else f"{frac:.0%} of them"))
-    after = report["won_every_game_after"]
-    click.echo("it has not yet won every game of the last ones" if after is None else
-               f"won every game after game {after}")
-    _wrote(plot, as_json)
-
-
-@cli.command()
-@db_option
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--host", default="127.0.0.1", show_default=True)
-def serve(db, port, host):
-    """Web viewer and JSON API of the solved games, on a local port.
-
-    GET /api/query?game=G&variant=V&position=P answers what `query --json` prints; POST
-    /api/query with {"game", "variant", "positions": [...]} answers a list."""
-    from solver.use.serve import serve as run_serve
-
-    run_serve(db, host, port)
 
 
 @cli.command(short_help="Remove what unfinished solves left (.partial folders).")
@@ -645,17 +298,6 @@ def plan(game, variant, db, as_json, symmetry):
         apply(g, True)
     p = make_plan(g, db)
     click.echo(json.dumps(p) if as_json else describe(p))
-
-
-def one_line(text: str, limit: int = 60) -> str:
-    """A message as one line, each overlong word (a position, a variant) shortened."""
-    words = str(text).split()
-    return " ".join(w if len(w) <= limit else f"{w[:limit - 15]}...{w[-12:]}"
-                    for w in words)
-
-
-def error(text) -> None:
-    click.echo(f"gsolve: error: {one_line(text)}", err=True)
 
 
 def _check_environment() -> None:

@@ -14,7 +14,7 @@ from solver.engine.plan import Plan
 from solver.engine.worker import REACHED
 from solver.runtime.env import tier_pause
 from solver.storage.chunkio import chunk_array, span, sync_written
-from solver.storage.database import PartialStore
+from solver.storage.partial import PartialStore
 
 RECENT = 16  # tasks recorded last, whose chunks a resume reads back before trusting them
 

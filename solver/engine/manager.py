@@ -16,6 +16,7 @@ from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.engine import worker
 from solver.engine.cache import CachedGroup, ChunkCache, Record, Writer
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
+from solver.engine.task import needs, outside
 from solver.engine.worker import REACHED, peak_rss
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.runtime.env import tier_pause
@@ -23,12 +24,12 @@ from solver.runtime.parallel import threads
 from solver.runtime.progress import Progress
 from solver.storage.database import (
     CHUNK,
-    PartialStore,
     command,
     create_array,
     partial_path,
     remoteness_dtype,
 )
+from solver.storage.partial import PartialStore
 
 
 # -- memory -------------------------------------------------------------------------------
@@ -252,7 +253,7 @@ def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dic
         if i in record.done["solve"]:
             continue
         mine: set[int] = set()
-        for _, x, y in worker.outside(task, worker.needs(group, task)):
+        for _, x, y in outside(task, needs(group, task)):
             mine.update(range(x // chunk, (y - 1) // chunk + 1))
         reads[i] = sorted(mine)
         count[reads[i]] += 1

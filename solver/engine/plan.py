@@ -2,7 +2,7 @@
 
 After GamesmanOne's split of the tier manager (walk the tier graph, decide what is ready
 and what is done) from the tier worker (solve one tier): here the unit is a *task*, a hash
-range on the store's chunk boundaries (solver/worker.py). Small tiers are grouped
+range on the store's chunk boundaries (solver/engine/task.py). Small tiers are grouped
 into one task, a loop-free tier too large for the memory budget is split into several,
 and a loopy tier is never split (its in-tier sweeps need all of it). Tasks depend on the
 tasks that hold their child tiers; a cut that would make two tasks depend on each other
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from games.base import Game, GsolveError, Tier
 from solver.engine import worker
-from solver.engine.worker import Task
+from solver.engine.task import Task, merge
 from solver.runtime.parallel import threads
 from solver.storage.database import CHUNK
 
@@ -260,7 +260,7 @@ def _tasks(tiers, starts, loopy, level, cuts):
                     hi = bisect.bisect_left(cuts, tiers[c].stop)
                     need.update(range(lo, hi))
         need.discard(i)
-        tasks.append(Task(i, a, b, tuple(pieces), tuple(worker.merge(spans)),
+        tasks.append(Task(i, a, b, tuple(pieces), tuple(merge(spans)),
                           tuple(level[p[0]] for p in pieces)))
         deps.append(sorted(need))
     return tasks, deps

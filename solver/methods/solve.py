@@ -10,7 +10,7 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.kernels.records import SHIFT, VALUE_MASK, record_summary, split_records
-from solver.methods import estimate
+from solver.methods import estimate, speed
 from solver.methods.registry import applicable_methods, method_module
 from solver.runtime.env import tier_pause
 from solver.runtime.parallel import call
@@ -210,7 +210,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         attrs = module.solve_into(game, path, progress, fresh=force, **(tier_opts or {}))
         t2 = time.perf_counter()
         if whole:  # (a cluster's CPU time is its workers': not measured here)
-            estimate.record_speed(game, method, t2 - t1, _cpu() - c1 if local else None)
+            speed.record_speed(game, method, t2 - t1, _cpu() - c1 if local else None)
         attrs["method"] = method
         result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
                          solve_seconds=t2 - t1)
@@ -224,7 +224,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     write_arrays(path, game, method, started, record_chunks(rec), attrs["max_remoteness"],
                  extra=attrs)
     t3 = time.perf_counter()
-    estimate.record_speed(game, method, t3 - t1, _cpu() - c1)  # the plan includes writing
+    speed.record_speed(game, method, t3 - t1, _cpu() - c1)  # the plan includes writing
     attrs["method"] = method
     result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
                      solve_seconds=t2 - t1, write_seconds=t3 - t2)
