@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from games.base import DRAW, LOSE, TIE, WIN, Game, PositionError
+from games.base import CANONICAL_FORMS, DRAW, LOSE, TIE, WIN, Game, PositionError
 
 SHOW = 5  # failures kept per check
 
@@ -268,8 +268,7 @@ def _check_symmetry(game: Game, rules: _Rules, reach: list[int]) -> Check:
     def canon(h):
         return int(mod.canonical(ctx, h, scratch))
 
-    forms = [n for n in ("children", "parents", "parents_in_tier", "expand")
-             if hasattr(mod, f"{n}_canonical")]
+    forms = [n for n in CANONICAL_FORMS if hasattr(mod, f"{n}_canonical")]
     for h in reach:
         c = canon(h)
         if not 0 <= c <= h or canon(c) != c:

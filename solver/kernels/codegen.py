@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numba
 
+from games.base import FUNCTIONS, game_functions
+
 MARKER = "game_primitive = game_children = game_parents = None  # bound by codegen.py"
 _OURS = ("games", "hashing", "solver")
 _loaded: dict[tuple[str, str], object] = {}
@@ -136,14 +138,11 @@ def game_expand(ctx, h, out, moves, scratch):
 
 
 def _binding(game_module: str) -> str:
-    """Import lines binding game_primitive/children/parents/expand/parents_in_tier to the
-    game's functions (templates that call the last two declare them beside the marker)."""
-    mod = importlib.import_module(game_module)
-    missing = [n for n in ("primitive", "children") if not callable(getattr(mod, n, None))]
-    if missing:
-        raise TypeError(f"{game_module} does not define {' and '.join(missing)}")
-    names = ["primitive", "children"] + [n for n in ("parents", "expand", "parents_in_tier")
-                                         if hasattr(mod, n)]
+    """Import lines binding the game's kernel functions (games/base.py FUNCTIONS, `bound`)
+    as game_<name>, with the defaults above for the optional ones it lacks (templates that
+    call expand or parents_in_tier declare them beside the marker)."""
+    have = game_functions(importlib.import_module(game_module))
+    names = [f.name for f in FUNCTIONS if f.bound and f.name in have]
     binding = f"from {game_module} import " + ", ".join(f"{n} as game_{n}" for n in names)
     if "parents" not in names:
         binding += _NO_PARENTS.format(module=game_module)
