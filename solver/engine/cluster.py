@@ -293,8 +293,10 @@ def _free_locks_of_dead_workers(client) -> None:
             ext = scheduler.extensions.get("multi_locks")
             if ext is None:
                 return
+            # distributed 2026.7 renamed its misspelt `_refain_locks`: both are private
+            free = getattr(ext, "_retain_locks", None) or ext._refain_locks
             for lock_id in [i for i in ext.requests if str(i).startswith(f"{worker}|")]:
-                ext._retain_locks(list(ext.requests[lock_id]), lock_id)  # held or queued
+                free(list(ext.requests[lock_id]), lock_id)  # held or queued
 
     try:
         client.register_plugin(_FreeLocks(), name="gsolve-free-locks")

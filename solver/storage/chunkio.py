@@ -29,6 +29,22 @@ def span(sl, n: int) -> tuple[int, int]:
     return lo, max(lo, hi)
 
 
+def _sync_call(codec, what: str):
+    """A codec's one-chunk `what` ("decode" or "encode") as a plain call: zarr 3.1.6's
+    synchronous method, else (zarr 3.1.0-3.1.5) its coroutine run on zarr's event loop.
+    Both are private to zarr, hence its pinned range (pyproject.toml), tested at both ends
+    in CI (.ci/run)."""
+    fast = getattr(codec, f"_{what}_sync", None)
+    if fast is not None:
+        return fast
+    single = getattr(codec, f"_{what}_single", None)
+    if single is None:
+        raise TypeError(f"ChunkArray: codec {type(codec).__name__} has no one-chunk {what}")
+    from zarr.core.sync import sync
+
+    return lambda x, spec: sync(single(x, spec))
+
+
 class ChunkArray:
     """A 1-d zarr array read and written by contiguous slices, chunk by chunk. A chunk the
     slice covers in part is read, merged and written whole (as zarr does); the caller
@@ -41,13 +57,16 @@ class ChunkArray:
         aa = arr._async_array
         self.meta = aa.metadata
         self.proto = default_buffer_prototype()
-        self.spec = self.meta.get_chunk_spec((0,), aa.config, prototype=self.proto)
+        config = aa.config if hasattr(aa, "config") else aa._config  # zarr 3.1.0: private
+        self.spec = self.meta.get_chunk_spec((0,), config, prototype=self.proto)
         self.store, self.base = aa.store_path.store, aa.store_path.path
         self.chunk, self.n = int(arr.chunks[0]), int(arr.shape[0])
         self.dtype = arr.dtype
         self.fill = np.asarray(self.spec.fill_value, self.dtype)
-        if len(arr.shape) != 1 or not all(hasattr(c, "_decode_sync") for c in self.meta.codecs):
-            raise TypeError("ChunkArray: a 1-d array with synchronous codecs only")
+        if len(arr.shape) != 1:
+            raise TypeError("ChunkArray: a 1-d array only")
+        self._decoders = [_sync_call(c, "decode") for c in reversed(self.meta.codecs)]
+        self._encoders = [_sync_call(c, "encode") for c in self.meta.codecs]
         local = _local_files(self.store, self.proto)
         if local is not None:
             self._get, self._set = local
@@ -74,8 +93,8 @@ class ChunkArray:
         """Chunk `c`'s in-bounds values from its stored bytes (raising where its checksum
         fails)."""
         x = raw
-        for codec in reversed(self.meta.codecs):
-            x = codec._decode_sync(x, self.spec)
+        for decode in self._decoders:
+            x = decode(x, self.spec)
         return x.as_numpy_array()[:min(self.n, (c + 1) * self.chunk) - c * self.chunk]
 
     def read_chunk(self, c: int) -> np.ndarray:
@@ -109,8 +128,8 @@ class ChunkArray:
             full[:data.size] = data
             data = full
         x = NDBuffer.from_numpy_array(np.ascontiguousarray(data, self.dtype))
-        for codec in self.meta.codecs:
-            x = codec._encode_sync(x, self.spec)
+        for encode in self._encoders:
+            x = encode(x, self.spec)
         self._set(self._key(c), x)
 
     def __getitem__(self, sl) -> np.ndarray:
