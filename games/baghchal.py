@@ -191,7 +191,7 @@ def _encode_canonical(ctx, a, b, turn, p, k):
     """The hash of the canonical image (see `canonical`) of the position with tigers on
     the mask a, goats on b, `turn` to move, p goats placed and k captured. The rules below
     keep the masks beside the board when `canon`, so that a canonical child or parent
-    needs no unranking (solver/symmetry.py). (Each call site picks this or `_encode`
+    needs no unranking (solver/kernels/symmetry.py). (Each call site picks this or `_encode`
     itself: one inlined function choosing between them, taking ctx, made `children` twice
     as slow, 1.6 -> 3.3 us a 4x4 position.)"""
     hnb, gcombo, params, toff, tturn, tarr, tid = ctx[0], ctx[1], ctx[4], ctx[5], ctx[8], \
@@ -275,7 +275,7 @@ def children(ctx, h, out, moves, scratch):
 
 @njit(cache=True, nogil=True)
 def children_canonical(ctx, h, out, moves, scratch):
-    """`children`, each replaced by its canonical form (solver/symmetry.py)."""
+    """`children`, each replaced by its canonical form (solver/kernels/symmetry.py)."""
     return _children(ctx, h, out, moves, scratch, True)
 
 
@@ -372,7 +372,7 @@ def parents(ctx, h, out, scratch):
 @njit(cache=True, nogil=True)
 def parents_canonical(ctx, h, out, scratch):
     """`parents`, each replaced by its canonical form, repeats allowed (the wrapper of
-    solver/symmetry.py drops them)."""
+    solver/kernels/symmetry.py drops them)."""
     return _parents(ctx, h, out, scratch, True)
 
 
@@ -396,7 +396,7 @@ def _masks(ctx, h):
 
 @njit(cache=True, nogil=True)
 def canonical(ctx, h, scratch):
-    """The smallest hash among h's images under the board's symmetries (solver/symmetry.py).
+    """The smallest hash among h's images under the board's symmetries (solver/kernels/symmetry.py).
     A symmetry keeps the tier and the side: it moves the tigers' and the goats' points
     only. Inside a block, boards rank by the tiger mask, then the goat mask (colex ranks:
     masks of one size order as numbers), so the image of smallest (tigers, goats) masks is

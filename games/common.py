@@ -219,7 +219,7 @@ def min_image(sym, a, b):
 def rank_image(hctx, sym, canon, a, b, turn):
     """`rank_masks` of the board (a, b), or (canon) of its canonical image under `sym`
     (`mask_symmetries`): a game's children and parents take `canon` so that the canonical
-    ones need no second unranking (solver/symmetry.py)."""
+    ones need no second unranking (solver/kernels/symmetry.py)."""
     if canon:
         a, b = min_image(sym, a, b)
     return rank_masks(hctx, a, b, turn)

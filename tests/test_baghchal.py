@@ -19,9 +19,9 @@ from games import baghchal
 from games.baghchal import BaghChal, line_tables
 from games.base import LOSE, PositionError, VariantError
 from games.common import mask_symmetry_cells, square_symmetries
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
-from solver.symmetry import apply
+from solver.kernels.symmetry import apply
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 # (variant, expected start value, remoteness): the default, the GamesCrafters 3x3 game
 # (4 tigers, 4 goats, play until all goats are gone), and a drawn 4x4 board (whose

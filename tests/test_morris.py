@@ -12,8 +12,8 @@ from checks import WORDS, child_strings
 
 from games import get_game
 from games.base import LOSE, PositionError, VariantError
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 
 @pytest.fixture(scope="module")
