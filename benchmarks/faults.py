@@ -4,7 +4,7 @@ Each scenario is a tiered solve cut into small chunks and tasks (so that it has 
 of fault points). It is solved once cleanly to count its chunk writes and renames, and
 against a reference solved by another method (dfs or retrograde, which share no code with
 the tier engine's writer). Then, at N points spread over its writes and renames, a solve
-is broken there (solver/chunkio.py GSOLVE_FAULT: ENOSPC half-way through a chunk write, EIO
+is broken there (solver/storage/chunkio.py GSOLVE_FAULT: ENOSPC half-way through a chunk write, EIO
 on a rename, SIGKILL in the middle of either; or SIGTERM and SIGKILL at random times),
 twice over where `--twice`, and resumed with no fault. Every resume must be byte-identical
 to the reference or refuse with one line (exit 2, no traceback): never "complete" and
@@ -69,7 +69,7 @@ def arrays(game_args: list[str], db: str):
     import numpy as np
 
     from games import get_game
-    from solver.database import Database
+    from solver.storage.database import Database
 
     name = game_args[0]
     variant = game_args[game_args.index("-V") + 1] if "-V" in game_args else ""
@@ -80,7 +80,7 @@ def arrays(game_args: list[str], db: str):
 
 def reference(game_args: list[str], method: str, db: str):
     plain = [a for a in game_args if a not in ("--workers", "2")]
-    subprocess.run([sys.executable, "-m", "solver.cli", *plain, "--method", method,
+    subprocess.run([sys.executable, "-m", "solver", *plain, "--method", method,
                     "--quiet", "--db", db], check=True, capture_output=True)
     return arrays(game_args, db)
 
@@ -153,11 +153,12 @@ def _solve(argv: list[str]) -> None:
     """`faults.py solve CHUNK TASK -- GSOLVE ARGS`: gsolve with chunks and tasks of that
     many slots; the counts of chunk writes and renames go to $FAULTS_COUNT_FILE."""
     chunk, task = int(argv[0]), int(argv[1])
-    from solver import chunkio, database, tier_plan
-    from solver.cli import main
+    from solver.command.cli import main
+    from solver.engine import plan
+    from solver.storage import chunkio, database
 
     database.CHUNK = chunk
-    tier_plan.MAX_TASK = tier_plan.MIN_TASK = task
+    plan.MAX_TASK = plan.MIN_TASK = task
     chunkio.FAULT = chunkio.FAULT or "count"  # counts its steps (no fault named "count")
     code = main(argv[argv.index("--") + 1:])
     where = os.environ.get("FAULTS_COUNT_FILE")

@@ -76,7 +76,7 @@ def measure(cmd: list[str], env: dict, cwd: str) -> Run:
 
 def gsolve_cmd(pair: Pair, db: str) -> list[str]:
     exe = shutil.which("gsolve")
-    base = [exe] if exe else [sys.executable, "-m", "solver.cli"]
+    base = [exe] if exe else [sys.executable, "-m", "solver"]
     return [*base, *pair.gsolve, "--db", db, "--quiet"]
 
 

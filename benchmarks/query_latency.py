@@ -45,7 +45,7 @@ def sample_positions(game: str, variant: str | None, db: Path, n: int, seed: int
 
 
 def start_server(db: Path) -> tuple[subprocess.Popen, int]:
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "serve", "--port", "0",
                              "--db", str(db)], stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if "http://" not in line:

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from solver.bench import format_rows, machine
+from solver.command.bench import format_rows, machine
 
 DEFAULT_CASES = [
     "tictactoe::bottomup",
@@ -26,7 +26,7 @@ DEFAULT_CASES = [
 def run_case(case: str, cache: str | None) -> dict:
     game, _, rest = case.partition(":")
     variant, _, method = rest.partition(":")
-    cmd = [sys.executable, "-m", "solver.cli", "bench", game, "--json"]
+    cmd = [sys.executable, "-m", "solver", "bench", game, "--json"]
     if variant:
         cmd += ["--variant", variant]
     if method:

@@ -28,7 +28,7 @@ DEFAULT_CASES = [
 def run_case(case: str, root: Path) -> dict:
     game, variant, *opts = case.split(":")
     db = root / re.sub(r"\W+", "_", case)
-    cmd = [sys.executable, "-m", "solver.cli", game, "-V", variant, "--method", "tiers",
+    cmd = [sys.executable, "-m", "solver", game, "-V", variant, "--method", "tiers",
            "--db", str(db), "-q", *(" ".join(opts).split())]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -50,7 +50,7 @@ def same_bytes(a: dict, b: dict) -> bool:
     import numpy as np
 
     from games import get_game
-    from solver.database import Database
+    from solver.storage.database import Database
 
     g = get_game(a["game"], a["variant"])
     x, y = Database.open(g, a["db"]), Database.open(g, b["db"])

@@ -2,15 +2,10 @@
 
 A game is a module in `games/` that defines
 
-* two numba functions at module level, compiled with ``cache=True``, that the solvers'
-  generated kernels call by name:
-
-  - ``primitive(ctx, h, scratch) -> int``: 0 while the game goes on, else the value code
-    for the player to move (for puzzles: WIN at a goal, LOSE at a dead end);
-  - ``children(ctx, h, out, moves, scratch) -> int``: writes the hash of every child into
-    ``out`` and a game-defined move code into ``moves`` (same index), returns how many.
-    Called only on non-primitive positions; it must return at least one child.
-
+* numba functions at module level, compiled with ``cache=True``, that the solvers'
+  generated kernels call by name: ``primitive`` and ``children`` always, the optional
+  ones where the game has them (the table :data:`FUNCTIONS` below gives each one's
+  signature and meaning).
   ``ctx`` is the game's own tuple of precomputed arrays (built once per variant) and
   ``scratch`` an int8 work buffer of ``scratch_size`` cells that the caller owns, so no
   call allocates.
@@ -18,29 +13,18 @@ A game is a module in `games/` that defines
 * a subclass of :class:`Game` that holds the variant, the context, the hash size, the
   start, and the position-string and move-name conversions.
 
-Optional capabilities, so adding one never touches the games that lack it: ``tiers``
-(a method listing the stages, see :class:`Tier`) and un-moves, which a game has exactly
-when its module defines ``parents(ctx, h, out, scratch) -> int`` (the distinct positions
-one move before ``h``). Capabilities are derived, never declared, so a class cannot claim
-one its module lacks.
-
-Symmetry: a game whose module defines ``canonical(ctx, h, scratch) -> int`` (the smallest
-hash among the position's symmetric images; `scratch_size` must cover it) and
-``orbit(ctx, h, scratch) -> int`` (how many distinct images it has) may be solved on
-canonical positions only (solver/symmetry.py); the images must be positions of the same
-game with the same value and remoteness, and the symmetry tables live in ``ctx``.
-Optionally ``children_canonical``, ``parents_canonical`` and ``expand_canonical`` (same
-signatures) give each child or parent already in canonical form, repeats allowed, which
-spares the solver a second unranking per position (bitboard games: games/common.py's
-``rank_image``).
-
-A tiered game with un-moves may also define ``parents_in_tier(ctx, h, out, scratch)`` (and
-its ``_canonical`` form): the parents that lie in h's own tier, which is all the retrograde
-inside a loopy tier asks for (solver/kernels/tier_retro.py); without it that kernel
-filters ``parents``. `gsolve check` tests that the two agree.
+The optional functions are listed, with their signatures and what each needs beside it, in
+one table, :data:`FUNCTIONS` below; the contract check, the kernel binding
+(solver/kernels/codegen.py), the symmetry wrapper (solver/kernels/symmetry.py) and `gsolve
+check` all read it. Capabilities are derived from which functions a module defines, never
+declared, so a class cannot claim one its module lacks: a game has un-moves exactly when
+its module defines ``parents``, and symmetries exactly when it defines ``canonical`` (the
+images must be positions of the same game with the same value and remoteness; the
+symmetry tables live in ``ctx``). A tiered game also has a ``tiers`` method (see
+:class:`Tier`).
 
 The base class checks, when a game is constructed, every attribute a solver relies on
-(:meth:`Game.check_contract`); `gsolve check` (solver/check.py) tests the functions.
+(:meth:`Game.check_contract`); `gsolve check` (solver/command/check.py) tests the functions.
 """
 
 from __future__ import annotations
@@ -54,6 +38,69 @@ import numpy as np
 
 UNDECIDED, LOSE, DRAW, TIE, WIN = 0, 1, 2, 3, 4
 VALUE_WORDS = {UNDECIDED: "undecided", LOSE: "lose", DRAW: "draw", TIE: "tie", WIN: "win"}
+
+
+@dataclass(frozen=True)
+class Function:
+    """One numba function a game module defines (required) or may define (optional)."""
+
+    name: str
+    args: str  # the signature; every function returns an int
+    required: bool
+    needs: tuple[str, ...]  # functions the module must define beside this one
+    bound: bool  # bound into the kernel templates as game_<name> (solver/kernels/codegen.py)
+    what: str
+
+
+FUNCTIONS: tuple[Function, ...] = (
+    Function("primitive", "ctx, h, scratch", True, (), True,
+             "0 while the game goes on, else the value code for the player to move "
+             "(puzzles: WIN at a goal, LOSE at a dead end)"),
+    Function("children", "ctx, h, out, moves, scratch", True, (), True,
+             "the hash of every child into out and a move code into moves (same index); "
+             "returns how many, at least one; called on non-primitive positions only"),
+    Function("expand", "ctx, h, out, moves, scratch", False, (), True,
+             "-value at a primitive position, else children: one call where deciding "
+             "'primitive?' and generating children share their work"),
+    Function("parents", "ctx, h, out, scratch", False, (), True,
+             "the distinct positions one move before h (un-moves, for retrograde)"),
+    Function("parents_in_tier", "ctx, h, out, scratch", False, ("parents",), True,
+             "the parents that lie in h's own tier (the retrograde inside a loopy tier); "
+             "without it the kernel filters parents"),
+    Function("canonical", "ctx, h, scratch", False, ("orbit",), False,
+             "the smallest hash among h's symmetric images (scratch_size must cover it)"),
+    Function("orbit", "ctx, h, scratch", False, ("canonical",), False,
+             "how many distinct images h has"),
+    Function("children_canonical", "ctx, h, out, moves, scratch", False, ("canonical",),
+             False, "children, each already in canonical form, repeats allowed (bitboard "
+             "games rank the canonical image directly: games/common.py rank_image)"),
+    Function("expand_canonical", "ctx, h, out, moves, scratch", False,
+             ("canonical", "expand"), False, "expand with canonical children"),
+    Function("parents_canonical", "ctx, h, out, scratch", False, ("canonical", "parents"),
+             False, "parents in canonical form, repeats allowed"),
+    Function("parents_in_tier_canonical", "ctx, h, out, scratch", False,
+             ("canonical", "parents_in_tier"), False, "parents_in_tier in canonical form"),
+)
+FUNCTION_NAMES = tuple(f.name for f in FUNCTIONS)
+# the rules that have a `_canonical` form, in the table's order
+CANONICAL_FORMS = tuple(n for n in FUNCTION_NAMES if f"{n}_canonical" in FUNCTION_NAMES)
+
+
+def game_functions(module) -> dict[str, object]:
+    """The table's functions that `module` (a module object) defines, by name; TypeError
+    when a required one is missing or not callable, or one lacks a function it needs."""
+    have = {f.name: getattr(module, f.name) for f in FUNCTIONS if hasattr(module, f.name)}
+    for f in FUNCTIONS:
+        if f.required and f.name not in have:
+            raise TypeError(f"{module.__name__} does not define {f.name}({f.args})")
+        if f.name in have:
+            if not callable(have[f.name]):
+                raise TypeError(f"{module.__name__}.{f.name} is not callable")
+            lacking = [n for n in f.needs if n not in have]
+            if lacking:
+                raise TypeError(f"{module.__name__} defines {f.name} without "
+                                f"{' and '.join(lacking)}")
+    return have
 
 
 def shown_remoteness(value: int, remoteness: int, puzzle: bool) -> int | None:
@@ -198,10 +245,10 @@ class Game:
             setattr(self, attr, int(v))
         need(self.start < self.hash_size,
              f"start {self.start} is outside the hash [0, {self.hash_size})")
-        mod = _module(self.module)
-        for fn in (("primitive", "children") + (("parents",) if self.has_parents else ())
-                   + (("canonical", "orbit") if self.has_symmetry else ())):
-            need(callable(getattr(mod, fn, None)), f"{self.module}.{fn} is not callable")
+        try:
+            game_functions(_module(self.module))
+        except TypeError as e:
+            need(False, str(e))
 
     def check_tiers(self) -> list[Tier] | None:
         """The tiers, after TypeError unless they cover [0, hash_size) with contiguous
@@ -263,7 +310,7 @@ class Game:
         """The game's tiers, children before parents not required; None if it has none."""
         return None
 
-    # symmetry: set by solver.symmetry.apply on a game solved (or read) on canonical
+    # symmetry: set by solver.kernels.symmetry.apply on a game solved (or read) on canonical
     # positions only; then `module` names the generated canonical wrapper of the rules
     symmetry: bool = False
 

@@ -100,18 +100,27 @@ def mask_symmetries(n: int) -> np.ndarray:
 TABLE_CELLS = 16  # boards up to 4x4 canonicalize by table lookups (`min_image`)
 
 
+def mask_symmetry_cells(n: int) -> np.ndarray:
+    """where[s, i]: the cell that cell i goes to under symmetry s of `mask_symmetries`, in
+    the order of `_images` (bit 0 of s flips the rows, bit 1 the columns, bit 2 then
+    transposes; s = 0 is the identity). A game whose board keeps only some of them (its
+    lines) finds its subgroup here (`canonical_masks_in`)."""
+    where = np.zeros((8, n * n), dtype=np.int64)
+    for s in range(8):
+        for i in range(n * n):
+            r, c = divmod(i, n)
+            r, c = (n - 1 - r if s & 1 else r), (n - 1 - c if s & 2 else c)
+            where[s, i] = c * n + r if s & 4 else r * n + c
+    return where
+
+
 def _image_tables(sym: np.ndarray, nn: int) -> np.ndarray:
     """first[a]: the smallest image of the mask a under the 8 symmetries, and above bit 16
     the set of symmetries that give it; then image[s, k, q]: the image under symmetry s of
     the byte q at byte k of a mask (`min_image`). The symmetries are enumerated here, in
     Python (a first call of the jitted swaps would cost every process 0.2 s)."""
     n = int(sym[0])
-    where = np.zeros((nn, 8), dtype=np.int64)  # where[i, s]: the cell i goes to under s
-    for i in range(nn):
-        for s in range(8):  # flip the rows, the columns, then maybe transpose
-            r, c = divmod(i, n)
-            r, c = (n - 1 - r if s & 1 else r), (n - 1 - c if s & 2 else c)
-            where[i, s] = c * n + r if s & 4 else r * n + c
+    where = mask_symmetry_cells(n).T  # where[i, s]: the cell i goes to under s
     masks = np.arange(1 << nn, dtype=np.int64)
     images = np.zeros((8, 1 << nn), dtype=np.int64)
     for s in range(8):
@@ -210,7 +219,7 @@ def min_image(sym, a, b):
 def rank_image(hctx, sym, canon, a, b, turn):
     """`rank_masks` of the board (a, b), or (canon) of its canonical image under `sym`
     (`mask_symmetries`): a game's children and parents take `canon` so that the canonical
-    ones need no second unranking (solver/symmetry.py)."""
+    ones need no second unranking (solver/kernels/symmetry.py)."""
     if canon:
         a, b = min_image(sym, a, b)
     return rank_masks(hctx, a, b, turn)
@@ -224,6 +233,32 @@ def orbit_masks(sym, a, b):
     fixed = (1 + (i1 == i0) + (i2 == i0) + (i3 == i0) + (i4 == i0) + (i5 == i0) + (i6 == i0)
              + (i7 == i0))
     return 8 // fixed
+
+
+@njit(cache=True, nogil=True)
+def canonical_masks_in(sym, group, a, b):
+    """`canonical_masks` over a subgroup of the 8 symmetries: `group` has bit s set for
+    symmetry s of `mask_symmetry_cells` (the identity, bit 0, always; 255: all of them).
+    The swaps only of `mask_symmetries` are read, not its tables (which are for all 8)."""
+    i0, i1, i2, i3, i4, i5, i6, i7 = _images(sym, a, b)
+    best = min(min(i0, i1 if group & 2 else i0), min(i2 if group & 4 else i0,
+                                                     i3 if group & 8 else i0))
+    best = min(best, min(min(i4 if group & 16 else i0, i5 if group & 32 else i0),
+                         min(i6 if group & 64 else i0, i7 if group & 128 else i0)))
+    nn = sym[0] * sym[0]
+    return best >> nn, best & ((np.int64(1) << nn) - 1)
+
+
+@njit(cache=True, nogil=True)
+def orbit_masks_in(sym, group, a, b):
+    """`orbit_masks` over the subgroup `group` (as in `canonical_masks_in`): its size
+    divided by the symmetries in it that fix the board."""
+    i0, i1, i2, i3, i4, i5, i6, i7 = _images(sym, a, b)
+    fixed = (1 + (group >> 1 & np.int64(i1 == i0)) + (group >> 2 & np.int64(i2 == i0))
+             + (group >> 3 & np.int64(i3 == i0)) + (group >> 4 & np.int64(i4 == i0))
+             + (group >> 5 & np.int64(i5 == i0)) + (group >> 6 & np.int64(i6 == i0))
+             + (group >> 7 & np.int64(i7 == i0)))
+    return popcount(group) // fixed
 
 
 @njit(cache=True, nogil=True)

@@ -274,7 +274,7 @@ def _mirror(t, h):
 
 @njit(cache=True, nogil=True)
 def canonical(ctx, h, scratch):
-    """Symmetry (solver/symmetry.py): the smaller hash of h and its mirror image."""
+    """Symmetry (solver/kernels/symmetry.py): the smaller hash of h and its mirror image."""
     return min(h, _mirror(ctx[0], h))
 
 

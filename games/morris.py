@@ -69,7 +69,7 @@ taking it was legal. Parents outside the hash space, and (Three) parents that ar
 won, are left out.
 
 Symmetry (`canonical`, `orbit`, and `children_canonical`, `parents_canonical` for
-solver/symmetry.py): a symmetry moves the pieces on the board and keeps the stage, the side
+solver/kernels/symmetry.py): a symmetry moves the pieces on the board and keeps the stage, the side
 to move and the hands, so an image stays in its block. Three (with or without diagonals):
 the 8 symmetries of the square. Six and Nine: those 8, each also with the rings swapped end
 for end (inner <-> outer; Nine's middle ring stays), 16 in all: the swap maps the sides of
@@ -448,7 +448,7 @@ def children(ctx, h, out, moves, scratch):
 
 @njit(cache=True, nogil=True)
 def children_canonical(ctx, h, out, moves, scratch):
-    """`children`, each in its canonical form (solver/symmetry.py)."""
+    """`children`, each in its canonical form (solver/kernels/symmetry.py)."""
     return _children(ctx, h, out, moves, scratch, True)
 
 
@@ -573,7 +573,7 @@ def parents(ctx, h, out, scratch):
 
 @njit(cache=True, nogil=True)
 def parents_canonical(ctx, h, out, scratch):
-    """`parents`, each in its canonical form, repeats allowed (solver/symmetry.py)."""
+    """`parents`, each in its canonical form, repeats allowed (solver/kernels/symmetry.py)."""
     return _parents(ctx, h, out, scratch, True)
 
 

@@ -146,7 +146,7 @@ def push_parents(hctx, pt, me, mine, theirs, out, sym, canon, same_counts):
     cells `mine`; the last mover's `theirs`): the last mover's cube at an end of a line
     goes back to a border cell of that line, which held it or a blank (`same_counts`:
     only it, the parents with this position's counts). `canon`: their canonical images
-    (games.common.min_image), repeats left to solver/symmetry.py's wrapper."""
+    (games.common.min_image), repeats left to solver/kernels/symmetry.py's wrapper."""
     k = 0
     for j in range(pt[NMOVES]):
         b = HEADER + j * MOVE_SLOTS

@@ -52,7 +52,7 @@ from hashing.generic import unrank_masks
 
 # ctx = (generic hash, pushing.push_table, common.mask_symmetries). Every rule comes in a
 # plain and a `_canonical` form (positions replaced by their canonical images, for
-# solver/symmetry.py), one inlined body each with `canon` constant.
+# solver/kernels/symmetry.py), one inlined body each with `canon` constant.
 
 
 @njit(cache=True, nogil=True)

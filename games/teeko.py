@@ -46,7 +46,7 @@ CHARS = "XO-"
 
 # ctx = (drop hash, move hash, pattern masks, table T, common.mask_symmetries). The jitted
 # rules work on bitboards (bit i: cell i in reading order), one mask per side; each comes
-# plain and `_canonical` (solver/symmetry.py). T's slots:
+# plain and `_canonical` (solver/kernels/symmetry.py). T's slots:
 N, P, DROP_SIZE, FULL = range(4)
 ADJ = 4  # T[ADJ + i]: the cells next to cell i (8 directions)
 # T[ADJ + n*n + i] .. T[ADJ + n*n + i + 1]: where in T the masks of the patterns through

@@ -10,9 +10,9 @@ import pytest
 from reference import WORDS  # noqa: F401  value code -> word, for the test files
 from reference import solve as reference_solve
 
-from solver.api import Solved
-from solver.database import Database
-from solver.solve import applicable_methods, solve
+from solver.methods.solve import applicable_methods, solve
+from solver.storage.database import Database
+from solver.use.api import Solved
 
 
 @functools.cache

@@ -1,21 +1,27 @@
 """Bagh-Chal: every reachable position of small variants against the independent reference
-rules (tests/ref_baghchal.py solved by tests/reference.py), hash round trips, tiers, and
-hand-made rule positions (captures, diagonal lines, traps, stalemates, capture limits)."""
+rules (tests/ref_baghchal.py solved by tests/reference.py), hash round trips, tiers,
+hand-made rule positions (captures, diagonal lines, traps, stalemates, capture limits), and
+the board's symmetries (the reduced solves answer every position as the unreduced ones)."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import numpy as np
 import pytest
 import ref_baghchal
 import reference
-from checks import WORDS, named_children, parents_of
+from checks import WORDS, arrays, named_children, parents_of
+from numba import njit
 
-from games.baghchal import BaghChal
+from games import baghchal
+from games.baghchal import BaghChal, line_tables
 from games.base import LOSE, PositionError, VariantError
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from games.common import mask_symmetry_cells, square_symmetries
+from solver.kernels.symmetry import apply
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 # (variant, expected start value, remoteness): the default, the GamesCrafters 3x3 game
 # (4 tigers, 4 goats, play until all goats are gone), and a drawn 4x4 board (whose
@@ -327,3 +333,176 @@ def test_move_names():
     m = named_children(game, "T--/-G-/--- t 5 0")
     assert set(m) == {"a3-b3", "a3-a2", "a3xc1"}
     assert m["a3xc1"] == "---/---/--T g 5 1"
+
+
+# -- symmetry -------------------------------------------------------------------------
+
+def _line_steps(size: int) -> tuple[set, set]:
+    """Every line step {i, j} and every jump (i, over, to) of the board, from its rules'
+    tables."""
+    nbr, beyond = line_tables(size)
+    steps, jumps = set(), set()
+    for i in range(size * size):
+        for d in range(8):
+            if nbr[i, d] >= 0:
+                steps.add(frozenset((i, int(nbr[i, d]))))
+            if beyond[i, d] >= 0:
+                jumps.add((i, int(nbr[i, d]), int(beyond[i, d])))
+    return steps, jumps
+
+
+def _line_keeping_maps(size: int) -> list[tuple[int, ...]]:
+    """The symmetries of the square (common.square_symmetries, as maps cell -> its image
+    cell) that map every line step to a line step and every jump to a jump."""
+    steps, jumps = _line_steps(size)
+    out = []
+    for perm in square_symmetries(size):  # image[i] = board[perm[i]]: perm[i] goes to i
+        to = [0] * (size * size)
+        for i, src in enumerate(perm):
+            to[src] = i
+        if ({frozenset(to[i] for i in s) for s in steps} == steps
+                and {(to[a], to[b], to[c]) for a, b, c in jumps} == jumps):
+            out.append(tuple(to))
+    return out
+
+
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_symmetries_form_a_group_that_keeps_the_lines(size):
+    game = BaghChal(size=size)
+    where = mask_symmetry_cells(size)
+    group = {tuple(int(x) for x in where[s]) for s in range(8) if game.symmetries >> s & 1}
+    assert group == set(_line_keeping_maps(size))
+    assert len(group) == {3: 8, 4: 4, 5: 8}[size]
+    assert tuple(range(size * size)) in group
+    assert all(tuple(p[q[i]] for i in range(size * size)) in group for p in group for q in group)
+    if size == 4:  # the identity, the half turn and the two diagonal reflections: the maps
+        # that keep (row + column)'s parity, so even points stay even
+        assert all((p[i] // 4 + p[i] % 4) % 2 == (i // 4 + i % 4) % 2 for p in group
+                   for i in range(16))
+        assert {p[0] for p in group} == {0, 15} and {p[3] for p in group} == {3, 12}
+
+
+def _images(game: BaghChal, h: int) -> list[int]:
+    """The hashes of h's images under the line-keeping symmetries, from its string."""
+    n = game.size
+    board, rest = game.to_string(h).split(" ", 1)
+    cells = board.replace("/", "")
+    out = []
+    for to in _line_keeping_maps(n):
+        moved = [""] * (n * n)
+        for i, ch in enumerate(cells):
+            moved[to[i]] = ch
+        rows = "/".join("".join(moved[r * n:(r + 1) * n]) for r in range(n))
+        out.append(game.from_string(f"{rows} {rest}"))
+    return out
+
+
+@pytest.mark.parametrize("size,count", [(3, None), (4, 3000), (5, 3000)])
+def test_canonical_is_the_smallest_image(size, count):
+    """canonical() compares masks and ranks once; it must be the image of smallest hash,
+    found here from position strings; orbit() the number of distinct images."""
+    game = BaghChal(size=size)
+    rules = importlib.import_module(type(game).module)
+    scratch = np.zeros(game.scratch_size, np.int8)
+    hashes = (range(game.hash_size) if count is None
+              else random.Random(size).sample(range(game.hash_size), count))
+    orbits = set()
+    for h in hashes:
+        images = _images(game, h)
+        assert game.canonical(h) == min(images), game.to_string(h)
+        orbit = int(rules.orbit(game.ctx, h, scratch))
+        assert orbit == len(set(images)), game.to_string(h)
+        orbits.add(orbit)
+    assert max(orbits) == len(_line_keeping_maps(size))
+
+
+@pytest.mark.parametrize("size", [4, 5])
+def test_canonical_forms_of_the_rules(size):
+    """children_canonical: the plain children in the same order with the same move codes,
+    each replaced by its canonical form; parents_canonical: the canonical forms of the
+    plain parents (random slots, reachable or not)."""
+    game = BaghChal(size=size)
+    out, codes, scratch = game._buffers()
+    pout = np.empty(game.max_parents, np.int64)
+    rng = random.Random(size)
+    moved = 0
+    for _ in range(1500):
+        h = rng.randrange(game.hash_size)
+        plain = [] if game.primitive_value(h) else game.moves(h)
+        n = baghchal.children_canonical(game.ctx, h, out, codes, scratch) if plain else 0
+        assert [game.canonical(c) for _, c in plain] == out[:n].tolist()
+        assert [name for name, _ in plain] == [game.move_name(h, int(c)) for c in codes[:n]]
+        m = baghchal.parents_canonical(game.ctx, h, pout, scratch)
+        assert sorted(set(pout[:m].tolist())) == sorted({game.canonical(q)
+                                                         for q in parents_of(game, h)})
+        moved += n + m
+    assert moved > 10_000
+
+
+@njit(cache=True)
+def _canonical_all(ctx, hashes, scratch):
+    out = np.empty_like(hashes)
+    for i in range(hashes.shape[0]):
+        out[i] = baghchal.canonical(ctx, hashes[i], scratch)
+    return out
+
+
+@njit(cache=True)
+def _orbits(ctx, hashes, scratch):
+    total = 0
+    for h in hashes:
+        total += baghchal.orbit(ctx, h, scratch)
+    return total
+
+
+@pytest.fixture(scope="module")
+def plain_solves(tmp_path_factory):
+    """The unreduced solve of a variant, once per module: (root, values, remoteness)."""
+    root = tmp_path_factory.mktemp("baghchal-plain")
+    done = {}
+
+    def get(variant):
+        key = BaghChal(**variant).variant_key
+        if key not in done:
+            game = BaghChal(**variant)
+            solve(game, "retrograde", root=root / key)
+            done[key] = (root / key, *arrays(game, root / key))
+        return done[key]
+
+    return get
+
+
+# the default 3x3 by every method (its one tiger's start is no symmetric position: the
+# reduced solve reaches the images of positions reached from the other corners), a smaller
+# 4x4 game by the loopy methods (bottom-up's sweeps take a minute there) and the 4x4
+# "lite" game by retrograde
+SYMMETRY_CASES = ([({}, m) for m in applicable_methods(BaghChal)]
+                  + [({"size": 4, "goats": 5}, m) for m in ("tiers", "retrograde")]
+                  + [({"size": 4}, "retrograde")])
+
+
+@pytest.mark.parametrize("variant,method", SYMMETRY_CASES,
+                         ids=[f"{BaghChal(**v).variant_key}-{m}" for v, m in SYMMETRY_CASES])
+def test_reduced_solve_answers_every_position(variant, method, plain_solves, tmp_path):
+    """Solved on canonical positions only, every position reachable in the unreduced
+    solve answers exactly as there, through the database and the API."""
+    proot, va, ra = plain_solves(variant)
+    game = apply(BaghChal(**variant), True)
+    result = solve(game, method, root=tmp_path)
+    vb, rb = arrays(game, tmp_path)
+    reached = np.flatnonzero(va)
+    canon = _canonical_all(game.ctx, reached, np.zeros(game.scratch_size, np.int8))
+    stored = np.flatnonzero(vb)
+    assert np.array_equal(stored, np.unique(canon))  # canonical slots only
+    assert result.positions == stored.size < reached.size
+    assert np.array_equal(vb[canon], va[reached]) and np.array_equal(rb[canon], ra[reached])
+    orbits = _orbits(game.ctx, stored, np.zeros(game.scratch_size, np.int8))
+    if game.to_string(game.start).startswith("T--/"):  # 3x3: other corner starts too
+        assert orbits > reached.size
+    else:  # the start is symmetric: the reachable positions are whole orbits
+        assert orbits == reached.size
+    # through the API, with a plain game object (it learns the symmetry from the database)
+    reduced, plain = Solved(BaghChal(**variant), tmp_path), Solved(BaghChal(**variant), proot)
+    for h in random.Random(2).sample(reached.tolist(), min(2000, reached.size)):
+        assert reduced.lookup(h) == plain.lookup(h), BaghChal(**variant).to_string(h)
+    assert reduced.query() == plain.query()

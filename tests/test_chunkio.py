@@ -1,11 +1,11 @@
-"""solver/chunkio.py: the same data and the same stored bytes as zarr's own indexing."""
+"""solver/storage/chunkio.py: the same data and the same stored bytes as zarr's own indexing."""
 
 import numpy as np
 import pytest
 import zarr
 
-from solver.chunkio import ChunkArray, ChunkGroup, chunk_array
-from solver.database import create_array
+from solver.storage.chunkio import ChunkArray, ChunkGroup, chunk_array
+from solver.storage.database import create_array
 
 
 def pair(tmp_path, dtype, scratch, n=10_000, chunk=1024):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from solver.cli import main
+from solver.command.cli import main
 
 
 def run(capsys, *args):
@@ -139,7 +139,7 @@ def test_console_script_and_compile_cache(tmp_path):
     """A second run loads every kernel from numba's cache: no compilation."""
     env = dict(os.environ, GSOLVE_CACHE=str(tmp_path / "cache"))
     probe = (
-        "from games import get_game; from solver import bottomup;"
+        "from games import get_game; from solver.methods import bottomup;"
         "g = get_game('tictactoe'); bottomup.warm_up(g); k = bottomup.load(g);"
         "names = ['visit', 'resolve_winlose', 'resolve_reach', 'fill_undecided'];"
         "print(sum(sum(getattr(k, n).stats.cache_misses.values()) for n in names),"
@@ -204,9 +204,9 @@ def test_scheduler_that_is_no_address_is_refused_before_connecting(db, capsys, a
 @pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "scheduler-host:8786",
                                      "tls://[::1]:8786", "inproc://10.0.0.5/123/1"])
 def test_scheduler_address_forms_accepted(address):
-    from solver.cli import _scheduler_address
+    from solver.command.options import scheduler_address
 
-    assert _scheduler_address(None, None, address) == address
+    assert scheduler_address(None, None, address) == address
 
 
 def test_scheduler_and_workers_exclude_each_other(db, capsys):
@@ -237,9 +237,9 @@ def test_bad_numeric_settings_are_one_line_exit_2(db, capsys, monkeypatch, name,
 def test_numeric_settings_read_alike(monkeypatch):
     """One reader for every numeric GSOLVE_* setting, also where the API reads it."""
     from games.base import GsolveError
-    from solver.env import env_number
-    from solver.parallel import threads
-    from solver.progress import LineProgress
+    from solver.runtime.env import env_number
+    from solver.runtime.parallel import threads
+    from solver.runtime.progress import LineProgress
 
     monkeypatch.setenv("GSOLVE_PROGRESS_SECONDS", "abc")
     with pytest.raises(GsolveError, match="GSOLVE_PROGRESS_SECONDS='abc'"):
@@ -328,7 +328,7 @@ def test_clean_removes_leftovers_and_keeps_the_database(solved_db, capsys):
 
 
 def test_clean_never_touches_a_running_solve(solved_db, capsys):
-    from solver.lock import writer_lock
+    from solver.storage.lock import writer_lock
 
     ttt = solved_db / "tictactoe" / "default"
     partial = leftover(ttt, "default.partial")

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from games import get_game
-from solver import tier_cache, tier_manager
-from solver.database import CHUNK, Database, group_path
-from solver.progress import Progress
-from solver.solve import solve
+from solver.engine import cache, manager
+from solver.methods.solve import solve
+from solver.runtime.progress import Progress
+from solver.storage.database import CHUNK, Database, group_path
 
 pytest.importorskip("distributed")
 
@@ -20,9 +20,9 @@ def every_task_on_the_workers(monkeypatch):
     """The client runs no reach task while the cluster starts and no lone task, so the
     workers run (and these tests check) every task; the two tests of the client's tasks
     put that back."""
-    from solver import cluster
+    from solver.engine import cluster
 
-    monkeypatch.setattr(tier_manager, "_reach_while_starting", lambda *args: None)
+    monkeypatch.setattr(manager, "_reach_while_starting", lambda *args: None)
     monkeypatch.setattr(cluster, "_here", lambda *args: None)
 
 
@@ -58,7 +58,7 @@ def test_cluster_solve_is_byte_identical(name, variant, reference, tmp_path):
     solve(game, reference, root=tmp_path / "ref")
     path = group_path(tmp_path / "cluster", game)
     progress = Counting()
-    summary = tier_manager.solve_into(game, path, progress, fresh=True, workers=2,
+    summary = manager.solve_into(game, path, progress, fresh=True, workers=2,
                                       max_task=TASK)
     assert summary["tasks"] > 4  # enough tasks that some run side by side
     assert progress.total == 2 * summary["tasks"]  # a reach and a solve task each
@@ -70,22 +70,22 @@ def test_cluster_solve_is_byte_identical(name, variant, reference, tmp_path):
 def test_reach_tasks_run_here_while_the_cluster_starts(tmp_path, monkeypatch):
     """Reach tasks the client ran before the workers were up are not run again, and the
     bytes are those of the dfs."""
-    from solver import cluster
+    from solver.engine import cluster
 
     monkeypatch.undo()
     monkeypatch.setattr(cluster, "_here", lambda *args: None)  # no lone tasks here
     game = get_game("connect4", "width=5,height=4")
     solve(game, "dfs", root=tmp_path / "ref")
     ran = []
-    reach = tier_manager.tier_worker.reach
+    reach = manager.worker.reach
 
     def counted(*args, **kw):
         ran.append(args[2].index)
         return reach(*args, **kw)
 
-    monkeypatch.setattr(tier_manager.tier_worker, "reach", counted)
+    monkeypatch.setattr(manager.worker, "reach", counted)
     progress = Counting()
-    summary = tier_manager.solve_into(game, group_path(tmp_path / "cluster", game),
+    summary = manager.solve_into(game, group_path(tmp_path / "cluster", game),
                                       progress, fresh=True, workers=2, max_task=TASK)
     assert ran  # the cluster takes a second or more to start; these tasks take ms
     assert progress.total == 2 * summary["tasks"] - len(ran)
@@ -98,11 +98,11 @@ def test_lone_tasks_run_here_on_every_thread(tmp_path, monkeypatch):
     """A task that is ready while no other is ready or running (the levels near the start,
     one task each) runs in the client, and only such a task; the bytes are the dfs's."""
     monkeypatch.undo()
-    monkeypatch.setattr(tier_manager, "_reach_while_starting", lambda *args: None)
+    monkeypatch.setattr(manager, "_reach_while_starting", lambda *args: None)
     game = get_game("connect4", "width=5,height=4")
     solve(game, "dfs", root=tmp_path / "ref")
     here = []
-    run_task = tier_manager.tier_worker.run_task
+    run_task = manager.worker.run_task
     import distributed
 
     submitted, in_flight = [], []
@@ -119,9 +119,9 @@ def test_lone_tasks_run_here_on_every_thread(tmp_path, monkeypatch):
         return run_task(phase, game_, store, task, limit, lock)
 
     monkeypatch.setattr(distributed.Client, "submit", counted_submit)
-    monkeypatch.setattr(tier_manager.tier_worker, "run_task", counted)
+    monkeypatch.setattr(manager.worker, "run_task", counted)
     progress = Counting()
-    summary = tier_manager.solve_into(game, group_path(tmp_path / "cluster", game),
+    summary = manager.solve_into(game, group_path(tmp_path / "cluster", game),
                                       progress, fresh=True, workers=2, max_task=TASK)
     assert {p for p, _ in here} == {"reach", "solve"} and not any(in_flight)
     assert len(submitted) + len(here) == 2 * summary["tasks"] == progress.total
@@ -138,13 +138,13 @@ def test_local_workers_are_forked_with_gsolve_loaded_and_ignore_ctrl_c():
     import signal
     import sys
 
-    from solver.cluster import Cluster
+    from solver.engine.cluster import Cluster
 
     game = get_game("connect4", "width=4,height=4,connect=3")
     nodes = Cluster(game, 2, None, 1 << 30)
     try:
         def where():
-            fs = sys.modules.get("solver.forkserver")
+            fs = sys.modules.get("solver.engine.forkserver")
             quiet = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
             return os.getppid(), fs is not None and fs.warmed.count("|") == 2, quiet
 
@@ -157,12 +157,12 @@ def test_local_workers_are_forked_with_gsolve_loaded_and_ignore_ctrl_c():
 
 def test_cluster_solve_with_symmetry_is_byte_identical(tmp_path):
     """Workers build the game from the registry and put it on canonical positions too."""
-    from solver.symmetry import apply
+    from solver.kernels.symmetry import apply
 
     game = apply(get_game("quixo", "size=3"), True)
     solve(game, "retrograde", root=tmp_path / "ref")
     path = group_path(tmp_path / "cluster", game)
-    summary = tier_manager.solve_into(game, path, Counting(), fresh=True, workers=2,
+    summary = manager.solve_into(game, path, Counting(), fresh=True, workers=2,
                                       max_task=TASK)
     assert summary["positions"] == 4_433  # canonical of 32,027 (tests/test_symmetry.py)
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
@@ -175,10 +175,10 @@ def test_cluster_resumes_a_local_solve_without_redoing_tasks(tmp_path):
     game = get_game(name, variant)
     path = group_path(tmp_path / "db", game)
     with pytest.raises(KeyboardInterrupt):
-        tier_manager.solve_into(game, path, Counting(stop=7), fresh=True, max_task=TASK)
+        manager.solve_into(game, path, Counting(stop=7), fresh=True, max_task=TASK)
     assert not (path / "zarr.json").exists()
     progress = Counting()
-    summary = tier_manager.solve_into(game, path, progress, workers=2, max_task=TASK)
+    summary = manager.solve_into(game, path, progress, workers=2, max_task=TASK)
     assert progress.total == summary["tasks"] - 7  # every reach task and 7 solve tasks kept
     solve(game, reference, root=tmp_path / "ref")
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "db"),
@@ -203,14 +203,14 @@ def test_a_killed_workers_task_is_retried_and_finished_tasks_never_rerun(tmp_pat
     game = get_game(name, variant)
     solve(game, reference, root=tmp_path / "ref")
     recorded: dict[tuple[str, int], float] = {}
-    record_task = tier_cache.Record.task
+    record_task = cache.Record.task
 
     def task(self, phase, i, tally=None):
         assert (phase, i) not in recorded  # recorded once
         recorded[(phase, i)] = time.time()
         record_task(self, phase, i, tally)
 
-    monkeypatch.setattr(tier_cache.Record, "task", task)
+    monkeypatch.setattr(cache.Record, "task", task)
     env = {"GSOLVE_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0", env=env) as cluster, \
@@ -238,7 +238,7 @@ def test_a_killed_workers_task_is_retried_and_finished_tasks_never_rerun(tmp_pat
 
         path = group_path(tmp_path / "db", game)
         with get_task_stream(client=client) as stream:
-            summary = tier_manager.solve_into(game, path, KillAfterThreeSolveTasks(),
+            summary = manager.solve_into(game, path, KillAfterThreeSolveTasks(),
                                               fresh=True, scheduler=cluster.scheduler_address,
                                               max_task=TASK)
         assert killed, "no worker was killed mid-task"

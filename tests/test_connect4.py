@@ -11,8 +11,8 @@ import reference
 from games import connect4 as c4
 from games import get_game
 from games.base import PositionError
-from solver.api import Solved
-from solver.solve import solve
+from solver.methods.solve import solve
+from solver.use.api import Solved
 
 # (width, height, connect): small boards the reference solves in a second or two
 VARIANTS = [(3, 3, 3), (4, 3, 3), (3, 5, 3), (4, 4, 3)]

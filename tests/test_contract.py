@@ -10,11 +10,11 @@ import types
 import numpy as np
 import pytest
 
-from games.base import GsolveError, Tier
+from games.base import FUNCTIONS, GsolveError, Tier, game_functions
 from games.registry import available, game_class, get_game
 from games.tictactoe import TicTacToe
-from solver.check import run_checks
-from solver.cli import main
+from solver.command.check import run_checks
+from solver.command.cli import main
 
 
 def _variants(name: str) -> dict[str, dict]:
@@ -71,12 +71,55 @@ def test_declaring_parents_is_refused():
 
 def test_codegen_binds_no_silent_parents():
     """A kernel module for a game without un-moves binds a stub that raises if called."""
-    from solver.codegen import kernels
+    from solver.kernels.codegen import kernels
 
     game = get_game("tictactoe")
     k = kernels(game.module, "solver.kernels.retrograde")
     with pytest.raises(RuntimeError, match="defines no parents"):
         k.game_parents(game.ctx, game.start, np.empty(9, np.int64), np.empty(9, np.int8))
+
+
+# -- the table of game functions ----------------------------------------------------------
+def test_docs_list_every_function_of_the_table():
+    """docs/games.md's contract table names every function of games.base.FUNCTIONS with
+    its signature and whether it is required, so the two cannot drift apart."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "games.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    for f in FUNCTIONS:
+        row = [r for r in rows if f"`{f.name}(" in r or f"`{f.name}`" in r]
+        assert row, f"docs/games.md does not list {f.name}"
+        if f"`{f.name}(" in row[0]:
+            assert f"`{f.name}({f.args})" in row[0]
+        assert ("| yes |" in row[0]) == f.required
+
+
+def _module_with(*names):
+    mod = types.ModuleType("fake_game")
+    for n in names:
+        setattr(mod, n, lambda *a: 0)
+    return mod
+
+
+@pytest.mark.parametrize("names,message", [
+    (("children",), "does not define primitive"),
+    (("primitive", "children", "parents_in_tier"), "parents_in_tier without parents"),
+    (("primitive", "children", "canonical"), "canonical without orbit"),
+    (("primitive", "children", "canonical", "orbit", "parents_canonical"),
+     "parents_canonical without parents"),
+])
+def test_a_function_without_what_it_needs_is_refused(names, message):
+    """Every reader of the table (the contract, codegen, the symmetry wrapper) refuses a
+    module whose optional functions come without their companions."""
+    with pytest.raises(TypeError, match=message):
+        game_functions(_module_with(*names))
+
+
+def test_every_game_module_passes_the_table():
+    for name in available():
+        have = game_functions(sys.modules[game_class(name).module])
+        assert {"primitive", "children"} <= set(have)
 
 
 # -- the contract at construction ------------------------------------------------------
@@ -147,7 +190,7 @@ def test_suite_catches_a_child_outside_the_hash():
 def test_suite_reports_rules_that_raise():
     """A rule that raises is a failure with its position, not a crash of the suite."""
     from games import tictactoe
-    from solver.check import check_game
+    from solver.command.check import check_game
 
     start = TicTacToe().start
 

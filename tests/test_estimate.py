@@ -14,16 +14,16 @@ import pytest
 
 from games import get_game
 from games.base import GsolveError
-from solver import estimate
-from solver.cli import main
-from solver.progress import LineProgress, duration
-from solver.solve import default_method
+from solver.command.cli import main
+from solver.methods import estimate, speed
+from solver.methods.solve import default_method
+from solver.runtime.progress import LineProgress, duration
 
 
 @pytest.fixture(autouse=True)
 def fresh_speeds(tmp_path, monkeypatch):
     """No speeds measured by earlier solves on this machine: assumed rates only."""
-    monkeypatch.setattr(estimate, "_speed_file", lambda: tmp_path / "speed.json")
+    monkeypatch.setattr(speed, "_speed_file", lambda: tmp_path / "speed.json")
     monkeypatch.delenv("GSOLVE_MEMORY", raising=False)
 
 
@@ -75,7 +75,7 @@ def _run_options(game, words: list[str], **opts):
         elif w == "--memory":
             opts["memory"] = int(float(next(it)) * (1 << 30))
         elif w == "--symmetry":
-            from solver.symmetry import apply
+            from solver.kernels.symmetry import apply
 
             game = apply(get_game(game.name, game.variant_key), True)
         elif w == "--db":
@@ -117,7 +117,7 @@ def test_refused_for_time_names_a_method_that_fits(monkeypatch):
 
 
 def _gsolve(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
                           text=True, timeout=timeout, env=dict(os.environ, **(env or {})))
 
 
@@ -141,7 +141,7 @@ def test_hopeless_solve_refused_at_once_leaving_nothing(tmp_path):
 
 
 def test_partial_that_would_be_refused_is_not_offered_for_resume(tmp_path, capsys):
-    from solver.database import group_path, partial_path
+    from solver.storage.database import group_path, partial_path
 
     game = get_game("quixo", "size=5")
     part = partial_path(group_path(tmp_path, game))
@@ -169,9 +169,9 @@ def test_plan_is_within_2x_of_a_measured_solve(tmp_path, monkeypatch):
     time within 6x (generous: a small solve is partly start-up, and the test suite loads
     the machine; the 2x target is measured in benchmarks), disk within 3x; after
     it, the factor this solve stored makes the plan of the same solve within 1.5x."""
-    from solver.solve import solve
+    from solver.methods.solve import solve
 
-    monkeypatch.setattr(estimate, "MIN_MEASURED", 0.0)  # recorded however fast it runs
+    monkeypatch.setattr(speed, "MIN_MEASURED", 0.0)  # recorded however fast it runs
     game = get_game("connect4", "width=5,height=4")
     est = estimate.estimate(game, "tiers", root=tmp_path / "none")
     result = solve(game, "tiers", tmp_path / "db")
@@ -181,7 +181,7 @@ def test_plan_is_within_2x_of_a_measured_solve(tmp_path, monkeypatch):
     assert disk / 3 <= est.disk <= disk * 3, (est.disk, disk)
     again = get_game("connect4", "width=5,height=4")
     est2 = estimate.estimate(again, "tiers", root=tmp_path / "db")
-    cpu = json.loads(estimate._speed_file().read_text())["connect4"]["factor:tiers"]
+    cpu = json.loads(speed._speed_file().read_text())["connect4"]["factor:tiers"]
     assert est2.measured and est2.cpu == pytest.approx(cpu["cpu_seconds"], rel=0.3)
     stored = sum(f.stat().st_size for f in result.path.rglob("*") if f.is_file())
     assert est2.disk == pytest.approx(stored, rel=0.01)
@@ -192,8 +192,8 @@ def test_tiered_eta_counts_slots_not_tasks():
     minutes it took. By slots, after a small task the rest is long."""
     from types import SimpleNamespace
 
-    from solver.tier_manager import _Eta
-    from solver.tier_worker import Task
+    from solver.engine.manager import _Eta
+    from solver.engine.task import Task
 
     tasks = [Task(0, 0, 10, ((0, 0, 10, False),), ((0, 10),)),
              Task(1, 10, 1010, ((1, 10, 1010, False),), ((10, 1010),))]
@@ -206,7 +206,7 @@ def test_tiered_eta_counts_slots_not_tasks():
 
 
 def test_eta_never_says_zero_seconds():
-    from solver.progress import eta_text
+    from solver.runtime.progress import eta_text
 
     assert eta_text(0.0, 5.0) == "" and eta_text(0.4, 5.0) == ""
     assert "0 s" not in eta_text(2.0, 5.0) and "estimate" in eta_text(2.0, 5.0)
@@ -247,7 +247,7 @@ def test_rich_progress_appears_only_for_work_that_lasts(monkeypatch):
     """A terminal's live line starts after RichProgress.DELAY, with the latest state; work
     that ends sooner never starts it (rich's import and display cost a small solve more
     than the solve)."""
-    from solver.progress import RichProgress
+    from solver.runtime.progress import RichProgress
 
     quick = RichProgress("ttt")
     quick.update("dfs", 1, "depth-first")
@@ -278,15 +278,15 @@ def test_factor_comes_from_the_largest_solve():
     test's 4x4 once made Connect-4 6x5 look 30 h long."""
     big, small = get_game("connect4", "width=5,height=5"), get_game("connect4", "width=4,height=4")
     for g in (big, small):  # as a solve has them when it records: sampled, tiers built
-        estimate.sample(g)
+        speed.sample(g)
         g.tiers()
-    estimate.record_speed(big, "tiers", 10.0, 16.0)
-    k = estimate.factor(big, "tiers")
-    work = 16.0 - estimate.overhead(big, "tiers")
+    speed.record_speed(big, "tiers", 10.0, 16.0)
+    k = speed.factor(big, "tiers")
+    work = 16.0 - speed.overhead(big, "tiers")
     assert k[2] == big.variant_key
-    assert k[0] == pytest.approx(work / estimate.sample(big).base(big), rel=1e-3)
-    estimate.record_speed(small, "tiers", 5.0, 5.0)
-    assert estimate.factor(big, "tiers") == k
+    assert k[0] == pytest.approx(work / speed.sample(big).base(big), rel=1e-3)
+    speed.record_speed(small, "tiers", 5.0, 5.0)
+    assert speed.factor(big, "tiers") == k
     planned = estimate.estimate(big, "tiers", plan_memory=False)
     assert planned.cpu == pytest.approx(16.0, rel=1e-3) and planned.measured
 
@@ -304,7 +304,7 @@ def test_eta_trusts_the_measured_rate_as_far_as_the_work_done():
     """Early tasks are no fair sample (Connect-4 5x5's first reach tasks run at half the
     rate of the rest): the ETA weighs the measured extrapolation by the work done, the
     plan's share of the work left by the rest."""
-    from solver.progress import blend
+    from solver.runtime.progress import blend
 
     assert blend(80.0, 1.0, 40.0) == 80.0 and blend(80.0, 0.3, None) == 80.0
     assert blend(80.0, 0.0, 40.0) == 40.0

@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import solver.database as database
+import solver.storage.database as database
 from games import get_game
-from solver import tier_cache, tier_manager
-from solver.cli import main
-from solver.database import Database, group_path, partial_path
-from solver.solve import solve
+from solver.command.cli import main
+from solver.engine import cache, manager
+from solver.methods.solve import solve
+from solver.storage.database import Database, group_path, partial_path
 
 ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("faults", ROOT / "benchmarks" / "faults.py")
@@ -69,12 +69,12 @@ def test_enospc_on_a_real_full_disk_then_a_resume_is_identical(tmp_path):
         args = ["connect4", "-V", "width=5,height=4", "--method", "tiers", "--quiet",
                 "--db", str(mnt / "db")]
         for _ in range(2):
-            p = subprocess.run([sys.executable, "-m", "solver.cli", *args],
+            p = subprocess.run([sys.executable, "-m", "solver", *args],
                                capture_output=True, text=True)
             assert p.returncode == 2 and "No space left on device" in p.stderr, p.stderr
             assert p.stderr.count("\n") == 1
         subprocess.run(["mount", "-o", "remount,size=200m", str(mnt)], check=True)
-        p = subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True,
+        p = subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
                            text=True)
         assert p.returncode == 0, p.stderr
         ref = faults.reference(["connect4", "-V", "width=5,height=4"], "dfs",
@@ -87,7 +87,7 @@ def test_enospc_on_a_real_full_disk_then_a_resume_is_identical(tmp_path):
 
 def test_a_failed_write_stops_the_queue_before_the_record():
     """The writer never runs a job queued after a failed one (the task's record)."""
-    writer = tier_cache.Writer(depth=4)
+    writer = cache.Writer(depth=4)
     ran = []
 
     def fail():
@@ -113,7 +113,7 @@ def interrupted(tmp_path, monkeypatch, stop):
     class Stop(Exception):
         pass
 
-    class Counting(tier_manager.Progress):
+    class Counting(manager.Progress):
         n = 0
 
         def update(self, *a, **k):
@@ -124,21 +124,21 @@ def interrupted(tmp_path, monkeypatch, stop):
     game = get_game("connect4", C4)
     path = group_path(tmp_path, game)
     with pytest.raises(Stop):
-        tier_manager.solve_into(game, path, Counting(), fresh=True, max_task=1 << 12)
+        manager.solve_into(game, path, Counting(), fresh=True, max_task=1 << 12)
     monkeypatch.delenv("GSOLVE_TIER_PAUSE")
     return game, path
 
 
 def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkeypatch):
     game, path = interrupted(tmp_path, monkeypatch, stop=60)
-    attrs = dict(database.storage.open_group(partial_path(path), "r").attrs)
+    attrs = dict(database.stores.open_group(partial_path(path), "r").attrs)
     solved = [i for ph, i in attrs["recent_tasks"] if ph == "solve"]
     assert solved
     cuts = attrs["task_cuts"]
     c = cuts[solved[-1]] // database.CHUNK
     f = partial_path(path) / "value" / "c" / str(c)
     f.write_bytes(f.read_bytes()[:-5])  # cut short: its checksum fails
-    tier_manager.solve_into(game, path, max_task=1 << 12)
+    manager.solve_into(game, path, max_task=1 << 12)
     ref = tmp_path / "ref"
     solve(get_game("connect4", C4), "dfs", root=ref)
     a, b = Database.open(game, tmp_path), Database.open(game, ref)
@@ -148,7 +148,7 @@ def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkey
 
 def test_a_damaged_reach_chunk_refuses_the_resume_in_one_line(tmp_path, monkeypatch, capsys):
     game, path = interrupted(tmp_path, monkeypatch, stop=12)  # still reaching
-    attrs = dict(database.storage.open_group(partial_path(path), "r").attrs)
+    attrs = dict(database.stores.open_group(partial_path(path), "r").attrs)
     reached = [i for ph, i in attrs["recent_tasks"] if ph == "reach"]
     assert reached
     c = attrs["task_cuts"][reached[-1]] // database.CHUNK
@@ -208,7 +208,7 @@ def test_sigterm_inside_a_kernel_stops_within_a_second(tmp_path, method, threads
     store (resumes after SIGTERM are checked in the fault sweep above)."""
     env = dict(os.environ, GSOLVE_THREADS=threads)
     args = ["connect4", "-V", "width=5,height=5", "--method", method, "--db", str(tmp_path)]
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *args, "--quiet"], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "solver", *args, "--quiet"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(5)
     assert proc.poll() is None, "the solve ended before the signal: use a larger variant"

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from games.base import PositionError
 from games.registry import available, game_class, get_game
-from solver.check import _Rules, _sample
-from solver.cli import main, one_line
+from solver.command.check import _Rules, _sample
+from solver.command.cli import main
+from solver.command.options import one_line
 
 GAMES = available()
 SETTINGS = settings(max_examples=40, deadline=None, database=None,

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from games import get_game
 from games.base import PositionError, VariantError
-from solver.api import Solved
-from solver.cli import cli
-from solver.solve import applicable_methods, solve
+from solver.command.cli import cli
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 METHODS = applicable_methods(get_game("hanoi"))
 

@@ -15,8 +15,8 @@ from checks import (
 from games import get_game
 from games import hexapawn as hx
 from games.base import PositionError
-from solver.api import Solved
-from solver.solve import solve
+from solver.methods.solve import solve
+from solver.use.api import Solved
 
 VARIANTS = [(3, 3), (2, 5), (3, 4), (4, 3), (4, 4)]  # (width, height)
 

@@ -6,8 +6,8 @@ import pytest
 import reference
 
 import solver
-from solver.cli import main
-from solver.learn import Brain, train
+from solver.command.cli import main
+from solver.use.learn import Brain, train
 
 LOSE, WIN = 1, 4
 

@@ -14,8 +14,8 @@ from games import get_game
 from games.base import GsolveError, Tier
 from games.registry import available
 from games.tictactoe import TicTacToe
-from solver.database import Database
-from solver.solve import applicable_methods, solve
+from solver.methods.solve import applicable_methods, solve
+from solver.storage.database import Database
 
 # variants small enough to solve with every method in a few seconds
 MATRIX_VARIANTS = {
@@ -62,7 +62,8 @@ def test_bottomup_sweep_order_and_threads(name, monkeypatch):
     two threads on small blocks agree with retrograde, on loop-free and loopy games. In
     teeko some positions are decided only after a sweep that decided nothing (their
     child was decided early): a phase that ended there would leave them draws."""
-    from solver import bottomup, parallel, retrograde
+    from solver.methods import bottomup, retrograde
+    from solver.runtime import parallel
 
     game = get_game(name, MATRIX_VARIANTS.get(name))
     want = retrograde.solve(game)
@@ -114,7 +115,7 @@ def test_inapplicable_methods_are_clear_errors(tmp_path):
 
 
 def test_dfs_detects_a_cycle_the_game_did_not_declare(tmp_path):
-    from solver import dfs
+    from solver.methods import dfs
 
     class Undeclared(TicTacToe):
         pass
@@ -133,7 +134,7 @@ def test_interrupted_tier_solve_resumes_to_the_same_arrays(tmp_path):
     game = get_game("tictactoe")
     root = tmp_path / "db"
     env = dict(os.environ, GSOLVE_TIER_PAUSE="0.4", GSOLVE_DB=str(root))
-    cmd = [sys.executable, "-m", "solver.cli", "tictactoe", "--method", "tiers", "--quiet"]
+    cmd = [sys.executable, "-m", "solver", "tictactoe", "--method", "tiers", "--quiet"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     meta = root / "tictactoe" / "default.partial" / "zarr.json"
     deadline = time.time() + 120

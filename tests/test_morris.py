@@ -15,11 +15,11 @@ from checks import WORDS, child_strings
 from games import get_game
 from games.base import LOSE, PositionError, VariantError
 from games.morris import Morris
-from solver.analysis import analyze
-from solver.api import Solved
-from solver.database import Database
-from solver.solve import applicable_methods, solve
-from solver.symmetry import apply
+from solver.kernels.symmetry import apply
+from solver.methods.solve import applicable_methods, solve
+from solver.storage.database import Database
+from solver.use.analysis import analyze
+from solver.use.api import Solved
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from ref_puzzles import PegSolitaireEnglish
 import games.pegsolitaire as peg_mod
 from games import get_game
 from games.base import PositionError, VariantError
-from solver.api import Solved
-from solver.cli import cli
-from solver.solve import applicable_methods, solve
+from solver.command.cli import cli
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 WORD = {1: "lose", 4: "win"}
 METHODS = applicable_methods(get_game("pegsolitaire"))
@@ -115,7 +115,7 @@ def test_jumps_match_seed_tables():
 def test_paths_and_end_cells_match_reference(rows, hole, tmp_path):
     game = get_game("pegsolitaire", {"rows": rows, "hole": hole})
     refgame = ref_triangle(rows, hole)
-    from solver.analysis import count_paths
+    from solver.use.analysis import count_paths
     assert count_paths(game) == reference.count_paths(refgame)
     prim, ways = forward_counts(refgame)
     by_cell = [0] * game.ncells
@@ -316,7 +316,7 @@ def test_english_tier_layout():
 
 def test_english_conformance_suite():
     """`gsolve check` on the English board: samples from the start and random slots."""
-    from solver.check import run_checks
+    from solver.command.check import run_checks
 
     game = get_game("pegsolitaire", "board=1")
     checks = run_checks(game, samples=1500, seed=3)
@@ -377,14 +377,14 @@ def test_english_board_plans_within_4_gib():
     child tiers, the most its solve phase can read) fits the budget, whatever its reach
     finds. With one tier per peg count a task would read a whole block of 15 pegs
     (C(33, 15) = 1,037,158,320 slots, about 7 GiB of records)."""
-    from solver import tier_worker
-    from solver.tier_manager import check_budget
-    from solver.tier_plan import BASE, GIB, plan
+    from solver.engine import worker
+    from solver.engine.manager import check_budget
+    from solver.engine.plan import BASE, GIB, plan
 
     game = get_game("pegsolitaire", "board=1")
     p = plan(game, 4 * GIB - BASE)
     check_budget(game, p, 4 * GIB, 1)
-    slot = tier_worker.slot_bytes(game)
+    slot = worker.slot_bytes(game)
     worst = max(sum(b - a for a, b in t.segments) for t in p.tasks)
     assert worst * slot + BASE < 2 * GIB
     assert worst < math.comb(33, 15) // 6

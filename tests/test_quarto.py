@@ -17,8 +17,8 @@ from checks import WORDS, reference_table
 
 from games.base import LOSE, TIE, PositionError
 from games.quarto import Quarto
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 SMALL = [(2, 2), (2, 3), (2, 4), (3, 2)]
 # (reachable positions, start value, start remoteness)

@@ -13,8 +13,8 @@ from checks import arrays, assert_matches_reference, solve_matches_reference
 
 from games import get_game
 from games.base import LOSE, TIE, PositionError, VariantError, parse_variant
-from solver.api import Solved
-from solver.solve import solve
+from solver.methods.solve import solve
+from solver.use.api import Solved
 
 # small boards keep the plain-Python reference quick; together they cover captures,
 # promotions (with and without a capture), mates, stalemates and dead material

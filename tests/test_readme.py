@@ -2,7 +2,7 @@
 
 Every example they show as a `$ ...` line in a code block (fenced, or indented by four
 spaces) is run, in order, one fresh folder per document (so `gsolve-db/...` paths read as
-they do for a user in an empty folder), with `gsolve` meaning `python -m solver.cli` of
+they do for a user in an empty folder), with `gsolve` meaning `python -m solver` of
 this checkout, and its output (stdout and stderr together) is compared with the lines
 under it. What legitimately varies is normalised on both sides (`normalise`): times and
 speeds ("0.007 s", "790,709 positions/s"), peak memory, the temporary folder's path. In
@@ -110,7 +110,7 @@ def _environment(tmp: Path) -> dict:
     bin_dir = tmp / "bin"
     bin_dir.mkdir()
     exe = bin_dir / "gsolve"
-    exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m solver.cli "$@"\n')
+    exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m solver "$@"\n')
     exe.chmod(0o755)
     env = dict(os.environ)
     env.pop("GSOLVE_DB", None)  # the default root, ./gsolve-db, as a user has it
@@ -175,7 +175,7 @@ def _section(text: str, title: str) -> str:
 
 
 def test_command_reference_names_every_command_and_option():
-    from solver.cli import cli
+    from solver.command.cli import cli
 
     ref = _section(README.read_text(), "Command reference")
     missing = []
@@ -192,7 +192,7 @@ def test_command_reference_names_every_command_and_option():
 
 def test_games_table_matches_gsolve_list(tmp_path):
     env = _environment(tmp_path)
-    listed = json.loads(subprocess.run([sys.executable, "-m", "solver.cli", "list", "--json"],
+    listed = json.loads(subprocess.run([sys.executable, "-m", "solver", "list", "--json"],
                                        env=env, capture_output=True, text=True,
                                        check=True).stdout)
     rows = {}
@@ -220,7 +220,7 @@ def test_python_api_example(tmp_path, monkeypatch):
     code = text[start:text.index("```", start)]
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GSOLVE_DB", raising=False)
-    from solver.cli import main
+    from solver.command.cli import main
 
     assert main(["tictactoe", "--quiet"]) == 0
     scope: dict = {}

@@ -10,8 +10,8 @@ import ref_rubikscheckers as rr
 from games import rubikscheckers as rc
 from games.base import PositionError, VariantError
 from games.rubikscheckers import RubiksCheckers
-from solver.api import Solved
-from solver.solve import solve
+from solver.methods.solve import solve
+from solver.use.api import Solved
 
 VARIANTS = [(4, 4, 1), (3, 4, 1), (4, 5, 1), (5, 4, 1)]  # (width, height, rows)
 BIG = (5, 4, 1)  # checked with retrograde only, to keep the file fast

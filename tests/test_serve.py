@@ -9,8 +9,8 @@ import pytest
 import reference
 
 import solver
-from solver.cli import main
-from solver.serve import create_app, make_server
+from solver.command.cli import main
+from solver.use.serve import create_app, make_server
 
 WORD = {1: "lose", 2: "draw", 3: "tie", 4: "win"}
 FLIP = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
@@ -270,7 +270,7 @@ def serve_cli(*args):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args],
+    return subprocess.run([sys.executable, "-m", "solver", "serve", *args],
                           capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=os.getcwd()))
 

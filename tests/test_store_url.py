@@ -15,11 +15,11 @@ moto_server = pytest.importorskip("moto.server")
 
 from games import get_game  # noqa: E402
 from games.base import VALUE_WORDS  # noqa: E402
-from solver import tier_manager  # noqa: E402
-from solver.cli import main  # noqa: E402
-from solver.database import Database, group_path  # noqa: E402
-from solver.progress import Progress  # noqa: E402
-from solver.solve import solve  # noqa: E402
+from solver.command.cli import main  # noqa: E402
+from solver.engine import manager  # noqa: E402
+from solver.methods.solve import solve  # noqa: E402
+from solver.runtime.progress import Progress  # noqa: E402
+from solver.storage.database import Database, group_path  # noqa: E402
 
 BUCKET = "gsolve-test"
 CASES = [
@@ -117,7 +117,7 @@ def test_interrupted_s3_solve_resumes_from_the_store(url, tmp_path):
     game = get_game(name, variant)
     path = group_path(url, game)
     with pytest.raises(KeyboardInterrupt):
-        tier_manager.solve_into(game, path, Counting(stop=4), fresh=True, max_task=1 << 14)
+        manager.solve_into(game, path, Counting(stop=4), fresh=True, max_task=1 << 14)
     assert not (path / "zarr.json").exists() and (path.with_name(
         f"{path.name}.partial") / "zarr.json").exists()
     progress = Counting()

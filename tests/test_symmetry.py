@@ -18,11 +18,11 @@ from checks import assert_matches_reference
 from games import get_game
 from games.common import square_symmetries
 from games.registry import available
-from solver.analysis import analyze
-from solver.api import Solved
-from solver.database import Database
-from solver.solve import applicable_methods, solve
-from solver.symmetry import apply
+from solver.kernels.symmetry import apply
+from solver.methods.solve import applicable_methods, solve
+from solver.storage.database import Database
+from solver.use.analysis import analyze
+from solver.use.api import Solved
 
 # (game, variant, reference rules or None)
 GAMES = {
@@ -159,7 +159,7 @@ def test_symmetry_on_a_game_without_it_is_a_clear_error(tmp_path):
 
 
 def test_cli_symmetry(tmp_path, capsys):
-    from solver.cli import main
+    from solver.command.cli import main
 
     def run(*args):
         code = main(list(args))

@@ -5,8 +5,8 @@ import reference
 from checks import assert_queries_match, solve_matches_reference
 
 from games import get_game
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 
 @pytest.fixture(scope="module")

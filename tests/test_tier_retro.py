@@ -13,10 +13,11 @@ from checks import assert_matches_reference
 from games import get_game
 from games.base import Tier
 from games.hanoi import Hanoi
-from solver import tier_worker, tiers
-from solver.codegen import kernels
+from solver.engine import loopy, worker
+from solver.kernels.codegen import kernels
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
-from solver.solve import solve
+from solver.methods import tiers
+from solver.methods.solve import solve
 
 
 class LoopyHanoi(Hanoi):
@@ -27,23 +28,23 @@ class LoopyHanoi(Hanoi):
 
 
 def _sweeps(game, win, seg, lo, hi, obase, bad):
-    k = kernels(game.module, tier_worker.TEMPLATE)
-    tier_worker._sweeps(k, game, win, seg, lo, hi, obase, bad)
+    k = kernels(game.module, worker.TEMPLATE)
+    loopy.sweeps(k, game, win, seg, lo, hi, obase, bad)
 
 
 def _retro_and_sweeps(game, monkeypatch):
     """Records of a tiers solve with the retrograde, then with the sweeps; and how many
     loopy tiers the retrograde solved."""
     calls = []
-    retro = tier_worker._retro
+    retro = loopy.retrograde
 
     def counted(*args):
         calls.append(args[3:5])
         retro(*args)
 
-    monkeypatch.setattr(tier_worker, "_retro", counted)
+    monkeypatch.setattr(loopy, "retrograde", counted)
     a = tiers.solve(game)
-    monkeypatch.setattr(tier_worker, "_retro", _sweeps)
+    monkeypatch.setattr(loopy, "retrograde", _sweeps)
     b = tiers.solve(game)
     return a, b, len(calls)
 
@@ -61,7 +62,7 @@ def threads(request, monkeypatch):
     and (in tiers of any size) events sorted in blocks and parents applied by range."""
     monkeypatch.setenv("GSOLVE_THREADS", request.param)
     if request.param != "1":
-        monkeypatch.setattr(tier_worker, "SPLIT", 1)
+        monkeypatch.setattr(loopy, "SPLIT", 1)
     return request.param
 
 
@@ -118,5 +119,5 @@ def test_retrograde_tiers_match_reference(name, variant, ref, tmp_path):
 def test_counters_are_in_the_memory_estimate():
     """The retrograde arrays are counted in a window slot's bytes where they are used."""
     with_parents = get_game("quixo", "size=3")
-    assert tier_worker.retro_bytes(with_parents) >= 1 + 2 + 4 + 4
-    assert tier_worker.retro_bytes(get_game("topitop", "")) == 0  # loopy, no un-moves
+    assert loopy.retro_bytes(with_parents) >= 1 + 2 + 4 + 4
+    assert loopy.retro_bytes(get_game("topitop", "")) == 0  # loopy, no un-moves

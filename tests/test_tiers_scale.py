@@ -11,17 +11,17 @@ import pytest
 
 from games import get_game
 from games.base import GsolveError
-from solver import tier_cache, tier_manager, tier_plan, tier_worker
-from solver.cli import main
-from solver.database import (
+from solver.command.cli import main
+from solver.engine import cache, manager, plan, worker
+from solver.methods.solve import solve
+from solver.storage.database import (
     CHUNK,
     Database,
-    PartialStore,
     create_array,
     group_path,
     remoteness_dtype,
 )
-from solver.solve import solve
+from solver.storage.partial import PartialStore
 
 
 def arrays(game, root):
@@ -34,7 +34,7 @@ def arrays(game, root):
                                           ("baghchal", None)])
 def test_plan_covers_the_hash_and_keeps_loopy_tiers_whole(name, variant):
     game = get_game(name, variant)
-    p = tier_plan.plan(game, 1 << 20, chunk=CHUNK // 16, max_task=CHUNK // 8)
+    p = plan.plan(game, 1 << 20, chunk=CHUNK // 16, max_task=CHUNK // 8)
     assert p.cuts[0] == 0 and p.cuts[-1] == game.hash_size
     assert all(a < b for a, b in itertools.pairwise(p.cuts))
     assert len(p.tasks) > 1
@@ -75,10 +75,10 @@ def test_interleaved_tiers_are_planned_by_level():
     depth changes, instead of merging the cycle into one task of the whole hash (which
     made the standard game refuse `--memory 6` for a 5,141 GiB task while `gsolve plan`
     said 134 MiB). Its largest task is then its largest loopy tier, as `gsolve plan` says."""
-    from solver.plan import make_plan
+    from solver.command.plan import make_plan
 
     game = get_game("baghchal", "size=5,tigers=4,goats=6,captures=2")
-    p = tier_plan.plan(game, 1 << 30)
+    p = plan.plan(game, 1 << 30)
     assert len(p.tasks) > 10 and not any(p.deps[i] and i in p.deps[i] for i in range(len(p.tasks)))
     by_level = _levels_apart(p)
     assert max(len(t) for t in by_level.values()) > 1  # a level cut into parts
@@ -97,7 +97,7 @@ def test_a_cluster_plan_cuts_each_level_into_equal_parts_for_its_workers(spread)
     each other, keep every worker busy; the plan still covers the hash in order."""
     game = get_game("connect4", "width=5,height=5")
     chunk = CHUNK // 16
-    p = tier_plan.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32,
+    p = plan.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32,
                           spread=spread)
     assert p.cuts[0] == 0 and p.cuts[-1] == game.hash_size
     by_level = _levels_apart(p)
@@ -118,7 +118,7 @@ def test_a_cluster_plan_cuts_each_level_into_equal_parts_for_its_workers(spread)
         else:
             assert len(sizes) == 1  # too small to share: one task
     assert split >= 10
-    one = tier_plan.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32)
+    one = plan.plan(game, 1 << 30, chunk=chunk, max_task=game.hash_size // 32)
     assert any(len(set(t.levels)) > 1 for t in one.tasks)  # the threaded plan mixes levels
 
 
@@ -126,7 +126,7 @@ def test_small_tasks_write_the_same_bytes_as_dfs(tmp_path):
     game = get_game("connect4", "width=4,height=4,connect=3")
     solve(game, "dfs", root=tmp_path / "ref")
     path = group_path(tmp_path / "tiers", game)
-    summary = tier_manager.solve_into(game, path, fresh=True, max_task=4096)
+    summary = manager.solve_into(game, path, fresh=True, max_task=4096)
     assert summary["tasks"] > 40
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "tiers"),
                     strict=True):
@@ -140,15 +140,15 @@ def test_a_task_run_twice_writes_the_same_bytes(tmp_path, limit):
     solve(game, "dfs", root=tmp_path / "ref")
     path = group_path(tmp_path / "tiers", game)
     store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), True)
-    create_array(store.group, tier_worker.REACHED, (game.hash_size,), np.uint8)
-    p = tier_plan.plan(game)
+    create_array(store.group, worker.REACHED, (game.hash_size,), np.uint8)
+    p = plan.plan(game)
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         for i in order:
             for _ in range(2):
                 if phase == "reach":
-                    tier_worker.reach(game, store.group, p.tasks[i], limit=limit)
+                    worker.reach(game, store.group, p.tasks[i], limit=limit)
                 else:
-                    tier_worker.solve(game, store.group, p.tasks[i])
+                    worker.solve(game, store.group, p.tasks[i])
     ref = arrays(game, tmp_path / "ref")
     assert np.array_equal(store.value[:], ref[0])
     assert np.array_equal(store.remoteness[:].astype(ref[1].dtype), ref[1])
@@ -158,7 +158,7 @@ def test_a_budget_too_small_is_refused_up_front_with_the_number(tmp_path):
     game = get_game("connect4", "width=5,height=4")
     path = group_path(tmp_path, game)
     with pytest.raises(GsolveError, match=r"needs at least [0-9.]+ GiB .* raise --memory"):
-        tier_manager.solve_into(game, path, memory=1 << 20)
+        manager.solve_into(game, path, memory=1 << 20)
     assert not (path / "zarr.json").exists()
 
 
@@ -198,21 +198,21 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[rng.choice(sparse.size, 1000, replace=False)] = rng.integers(1, 200, 1000)
     dense = rng.integers(0, 200, 1 << 16).astype(np.uint8)
-    cache = tier_cache.ChunkCache(1 << 20)
-    cache.put(("value", 0), sparse)
-    cache.put(("value", 1), dense)
-    assert cache.used < dense.nbytes + sparse.nbytes // 8
-    assert np.array_equal(cache.get(("value", 0)), sparse)
-    assert np.array_equal(cache.get(("value", 1)), dense)
-    x = cache.get(("value", 0))
+    held = cache.ChunkCache(1 << 20)
+    held.put(("value", 0), sparse)
+    held.put(("value", 1), dense)
+    assert held.used < dense.nbytes + sparse.nbytes // 8
+    assert np.array_equal(held.get(("value", 0)), sparse)
+    assert np.array_equal(held.get(("value", 1)), dense)
+    x = held.get(("value", 0))
     x[:10] = 7
-    cache.put(("value", 0), x)
-    y = cache.get(("value", 1))
+    held.put(("value", 0), x)
+    y = held.get(("value", 1))
     y[:10] = 0
-    cache.put(("value", 1), y)
-    assert np.array_equal(cache.get(("value", 0))[:11], [7] * 10 + [sparse[10]])
-    assert np.array_equal(cache.get(("value", 1)), np.r_[np.zeros(10, np.uint8), dense[10:]])
-    small = tier_cache.ChunkCache(dense.nbytes + 100)
+    held.put(("value", 1), y)
+    assert np.array_equal(held.get(("value", 0))[:11], [7] * 10 + [sparse[10]])
+    assert np.array_equal(held.get(("value", 1)), np.r_[np.zeros(10, np.uint8), dense[10:]])
+    small = cache.ChunkCache(dense.nbytes + 100)
     small.put(("value", 0), dense)
     small.put(("value", 1), dense)  # the older goes
     assert ("value", 0) not in small and ("value", 1) in small
@@ -225,20 +225,20 @@ def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path
     game = get_game("connect4", "width=5,height=4")
     solve(game, "dfs", root=tmp_path / "ref")
     caches = []
-    init = tier_cache.ChunkCache.__init__
+    init = cache.ChunkCache.__init__
 
     def spy(self, capacity):
         init(self, capacity)
         caches.append(self)
 
-    monkeypatch.setattr(tier_cache.ChunkCache, "__init__", spy)
+    monkeypatch.setattr(cache.ChunkCache, "__init__", spy)
     path = group_path(tmp_path / "tiers", game)
-    summary = tier_manager.solve_into(game, path, fresh=True, max_task=CHUNK // 4)
+    summary = manager.solve_into(game, path, fresh=True, max_task=CHUNK // 4)
     assert summary["tasks"] > 8
-    (cache,) = caches
-    assert cache.hits > 0
-    assert [k for k in cache.data if k[0] in ("value", "remoteness")] == []
-    assert all((r == 0).all() for r in cache.readers.values())
+    (held,) = caches
+    assert held.hits > 0
+    assert [k for k in held.data if k[0] in ("value", "remoteness")] == []
+    assert all((r == 0).all() for r in held.readers.values())
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "tiers"),
                     strict=True):
         assert np.array_equal(x, y)

@@ -14,9 +14,9 @@ import games.tiles as tiles_mod
 from games import registry
 from games.base import PositionError, VariantError
 from games.tiles import Tiles
-from solver.api import Solved
-from solver.cli import cli
-from solver.solve import applicable_methods, solve
+from solver.command.cli import cli
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 METHODS = applicable_methods(Tiles())
 

@@ -10,8 +10,8 @@ import ref_topitop
 
 from games.base import PositionError, VariantError
 from games.topitop import Topitop
-from solver.api import Solved
-from solver.solve import applicable_methods, solve
+from solver.methods.solve import applicable_methods, solve
+from solver.use.api import Solved
 
 SMALL = (Topitop, {"castles": 1})  # solved whole: conftest's `small` and `table`
 REFERENCE = (ref_topitop.Topitop, 1)

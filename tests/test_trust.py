@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 import zarr
 
-import solver.database as database
+import solver.storage.database as database
 from games import get_game
 from games.base import GsolveError
-from solver.cli import main
-from solver.database import DamagedDatabase, Database, group_path
-from solver.lock import lock_path, writer_lock
-from solver.solve import solve
-from solver.verify import verify
+from solver.command.cli import main
+from solver.methods.solve import solve
+from solver.methods.verify import verify
+from solver.storage.database import DamagedDatabase, Database, group_path
+from solver.storage.lock import lock_path, writer_lock
 
 C4 = "width=4,height=4"
 
@@ -33,7 +33,7 @@ def run(capsys, *args):
 
 def gsolve(*args, env=None, **kw):
     """`gsolve ARGS` in a fresh process."""
-    cmd = [sys.executable, "-m", "solver.cli", *args]
+    cmd = [sys.executable, "-m", "solver", *args]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kw)
 
@@ -41,7 +41,8 @@ def gsolve(*args, env=None, **kw):
 def gsolve_primed(*args, env=None):
     """`gsolve ARGS` in a fresh process that has imported everything and starts when its
     `go` is called: its start-up time does not race the test's timing."""
-    code = ("import sys; from solver.cli import main; import solver.solve, solver.lock; "
+    code = ("import sys; from solver.command.cli import main; "
+            "import solver.methods.solve, solver.storage.lock; "
             f"sys.stdin.readline(); sys.exit(main({list(args)!r}))")
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,7 +1,7 @@
 """Bottom-up sweeps (the zero-memory solver of the GamesCrafters notes).
 
 Every kernel sweeps one block [lo, hi) of the hash range without the GIL; the solver runs
-blocks on a thread pool (solver.parallel). Each position's record is
+blocks on a thread pool (solver.runtime.parallel). Each position's record is
 written only by the thread that owns it, except the visit sweep's "reached" marks, which
 only ever set the same bits (a benign race that the fixed-point loop absorbs). A decision
 by sweep i's rule reads only records of remoteness i-1, and one by `combine` only final
@@ -23,8 +23,8 @@ from solver.kernels.records import (
     decide_winlose,
 )
 
-game_expand = None  # bound by solver/codegen.py: primitive and children in one call
-game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+game_expand = None  # bound by codegen.py: primitive and children in one call
+game_primitive = game_children = game_parents = None  # bound by codegen.py
 
 
 @njit(cache=True, nogil=True)

@@ -9,7 +9,7 @@ is reported instead.
 import numpy as np
 from numba import njit
 
-game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+game_primitive = game_children = game_parents = None  # bound by codegen.py
 
 NEW, OPEN, DONE = 0, 1, 2
 LIMIT = (1 << 62)

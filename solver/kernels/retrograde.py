@@ -14,7 +14,7 @@ from numba import njit
 
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
 
-game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+game_primitive = game_children = game_parents = None  # bound by codegen.py
 
 
 @njit(cache=True, nogil=True, inline="always")

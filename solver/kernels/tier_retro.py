@@ -1,4 +1,4 @@
-"""Retrograde inside one loopy tier of a tier task (solver/tier_worker.py), for games with
+"""Retrograde inside one loopy tier of a tier task (solver/engine/worker.py), for games with
 un-moves: the same records as the in-tier sweeps (kernels/tiers.py), at one child
 generation per position instead of one per position and sweep.
 
@@ -26,8 +26,8 @@ from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
 from solver.kernels.retrograde import add_distinct
 from solver.kernels.tiers import _locate
 
-game_parents_in_tier = None  # bound by solver/codegen.py: game_parents where not defined
-game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+game_parents_in_tier = None  # bound by codegen.py: game_parents where not defined
+game_primitive = game_children = game_parents = None  # bound by codegen.py
 
 ERROR = -(1 << 40)  # a child outside the window (sums of blocks stay negative)
 

@@ -15,8 +15,8 @@ from numba import njit
 
 from solver.kernels.records import VISITED, combine, decide_reach, decide_winlose
 
-game_expand = None  # bound by solver/codegen.py: primitive and children in one call
-game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+game_expand = None  # bound by codegen.py: primitive and children in one call
+game_primitive = game_children = game_parents = None  # bound by codegen.py
 
 PRIMITIVE = 8
 

@@ -14,7 +14,7 @@ from numba import njit
 
 from solver.kernels.records import SHIFT, VALUE_MASK, combine
 
-game_primitive = game_children = game_parents = None  # bound by solver/codegen.py
+game_primitive = game_children = game_parents = None  # bound by codegen.py
 
 # what is wrong with a position (codes of `problem`)
 OK, NOT_STORED, NOT_REACHABLE, BAD_CODE, BAD_PRIMITIVE, BAD_DERIVED, DIRTY_SLOT = range(7)

@@ -1,0 +1,153 @@
+"""`gsolve plan`: what a tiered solve of a game variant would take, without solving it.
+
+* memory: the largest task's working set, the least a worker needs: a loopy tier whole,
+  or one store chunk of a loop-free tier, with the child positions it reads. Those are
+  measured on a sample: the middle chunk of each of the tiers with the largest child
+  tiers is expanded (every position taken as reached, an upper bound) and its children
+  grouped into the ranges a task would read (solver/engine/worker.py);
+* time and disk: the plan of solver/methods/estimate.py, the one a solve checks and announces:
+  a timed sample of this variant's kernel on this machine, times the factor this
+  machine measured on its largest solve of the game (else a default factor); disk from
+  the chunk files of the largest stored database of the game, else the sample's bytes
+  compressed as the store does. Every applicable method's time and memory is listed too.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from games.base import Game, GsolveError
+from solver.engine.plan import BASE, bytes_per_slot, check_tiers
+from solver.engine.worker import block_bytes
+from solver.storage.database import CHUNK, default_root
+
+GIB = 1 << 30
+NODE_CORES, NODE_GIB = 16, 64  # the cluster node a plan is priced in
+DAY = 24.0
+SAMPLES = 6  # tiers sampled: those with the largest child tiers, and the largest tiers
+
+
+def _sample(game: Game, tier) -> tuple[int, int]:
+    """(own, child positions read) of a task of the middle chunk of `tier`."""
+    import numpy as np
+
+    from solver.engine.worker import GAP, TEMPLATE, _unique
+    from solver.kernels.codegen import kernels
+
+    if tier.size == 0:
+        return 0, 0
+    lo = tier.start + max(0, (tier.size - CHUNK) // 2)
+    hi = min(tier.stop, lo + CHUNK)
+    k = kernels(game.module, TEMPLATE)
+    own = np.ones(hi - lo, np.uint8)
+    far = np.empty((hi - lo) * game.max_children, np.int64)
+    _, m = k.forward_far(game.ctx, own, lo, hi, lo, hi, lo, hi, far, game.max_children,
+                         game.scratch_size)
+    far = _unique(far[:m])
+    if not far.size:
+        return hi - lo, 0
+    breaks = np.flatnonzero(np.diff(far) > GAP)
+    starts = far[np.concatenate(([0], breaks + 1))]
+    stops = far[np.concatenate((breaks, [far.size - 1]))] + 1
+    return hi - lo, int((stops - starts).sum())
+
+
+def make_plan(game: Game, root: str | Path | None = None) -> dict:
+    """The plan of a tiered solve of `game` as a dict (`gsolve plan --json`)."""
+    tiers = game.tiers()
+    if tiers is None:
+        raise GsolveError(f"{game.name} does not define tiers: gsolve plan covers tiered "
+                          "solves (see `gsolve list` for its methods)")
+    check_tiers(game, tiers)
+    slot = bytes_per_slot(game)
+    loopy = sum(i in t.children for i, t in enumerate(tiers))
+    kids = [sum(tiers[c].size for c in t.children if c != i) for i, t in enumerate(tiers)]
+    by_kids = sorted(range(len(tiers)), key=lambda i: -kids[i])[:SAMPLES]
+    by_size = sorted(range(len(tiers)), key=lambda i: -tiers[i].size)[:SAMPLES]
+    # a loopy tier is never split: the largest of them may be the largest task of all
+    by_loop = sorted((i for i, t in enumerate(tiers) if i in t.children),
+                     key=lambda i: -tiers[i].size)[:SAMPLES]
+    largest, at = 0, 0
+    for i in dict.fromkeys(by_kids + by_size + by_loop):
+        t = tiers[i]
+        own, far = _sample(game, t)
+        if i in t.children:  # a loopy tier is one task: scale the sample to all of it
+            own, far = t.size, min(kids[i], far * t.size // max(1, own))
+        ws = max(own + 8 * far + block_bytes(game) * 2, slot * (own + far))
+        if ws > largest:
+            largest, at = ws, i
+    worker = BASE + largest
+    from solver.methods import estimate
+    from solver.methods.registry import applicable_methods
+    from solver.runtime.parallel import threads
+
+    root = root if root is not None else default_root()
+    est = estimate.estimate(game, "tiers", root=root)
+    cores = threads()
+    per_core = game.hash_size / max(est.cpu, 1e-9)
+    cpu_hours = est.cpu / 3600
+    methods = {}
+    for m in applicable_methods(game):
+        e = est if m == "tiers" else estimate.estimate(game, m, root=root)
+        methods[m] = {"seconds": round(e.seconds, 1), "memory_bytes": int(e.bytes),
+                      "fits": bool(estimate._fits(e)) and e.in_time}
+    node_workers = max(1, min(NODE_CORES, int(NODE_GIB * GIB // worker)))
+    nodes = max(1, math.ceil(cpu_hours / DAY / NODE_CORES))
+    return {
+        "game": game.name, "variant": game.variant_key,
+        "tiers": len(tiers), "loopy_tiers": loopy, "hash_slots": int(game.hash_size),
+        "largest_tier": max(t.size for t in tiers),
+        "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
+        "worker_memory_bytes": int(worker),
+        "disk_bytes": int(est.disk), "seconds": round(est.seconds, 1),
+        "idle_seconds": round(est.idle, 1), "load": round(os.getloadavg()[0], 1),
+        "memory_bytes": int(est.bytes), "threads": cores,
+        "slots_per_core_second": round(per_core), "speed_from": est.source,
+        "cpu_hours": round(cpu_hours, 2), "methods": methods,
+        "cluster": {"node_cores": NODE_CORES, "node_gib": NODE_GIB,
+                    "workers_per_node": node_workers,
+                    "nodes_for_one_day": nodes if node_workers >= 1 else None,
+                    "fits_one_node": worker <= NODE_GIB * GIB},
+        "this_machine": {"cores": cores, "days": round(est.seconds / 86400, 2)},
+    }
+
+
+def duration(seconds: float) -> str:
+    from solver.runtime.progress import duration as words
+
+    return words(seconds)
+
+
+def human(n: float, unit: str = "B") -> str:
+    for scale, name in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if n >= scale:
+            return f"{n / scale:,.1f} {name}{unit}"
+    return f"{n:,.0f} {unit}"
+
+
+def describe(p: dict) -> str:
+    c = p["cluster"]
+    rows = [
+        ("tiers", f"{p['tiers']:,} ({p['loopy_tiers']:,} loopy)"),
+        ("hash slots", f"{p['hash_slots']:,} (largest tier {p['largest_tier']:,})"),
+        ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']}); "
+                         f"a worker needs {human(p['worker_memory_bytes'])}"),
+        ("time", f"{duration(p['seconds'])} on this machine now ({p['threads']} threads, "
+                 f"load {p['load']}; {duration(p['idle_seconds'])} with nothing else "
+                 f"running), {human(p['memory_bytes'])} memory"),
+        ("disk", human(p["disk_bytes"])),
+        ("speed", f"{p['slots_per_core_second']:,} hash slots per core-second "
+                  f"({p['speed_from']})"),
+        ("CPU time", f"{p['cpu_hours']:,.2f} core-hours"),
+        ("methods", "; ".join(f"{m} {duration(e['seconds'])}, {human(e['memory_bytes'])}"
+                              + ("" if e["fits"] else " (does not fit)")
+                              for m, e in p["methods"].items())),
+        ("cluster", f"{c['nodes_for_one_day']:,} nodes of {c['node_cores']} cores / "
+                    f"{c['node_gib']} GiB for a one-day solve, {c['workers_per_node']} "
+                    "workers a node" if c["fits_one_node"] else
+                    f"no {c['node_gib']} GiB node holds the largest task"),
+    ]
+    head = f"plan for {p['game']} {p['variant']} (tiers)"
+    return "\n".join([head] + [f"  {k:<14} {v}" for k, v in rows])

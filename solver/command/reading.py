@@ -1,0 +1,176 @@
+"""`gsolve query`, `analyze` and `verify`: reading a solved database."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from games.base import GsolveError
+from solver.command.options import (
+    EXIT_USER,
+    db_option,
+    error,
+    json_option,
+    output_file,
+    variant_option,
+    wrote,
+)
+
+
+def _word(value, rem):
+    return value if rem is None else f"{value} in {rem}"
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("game")
+@click.argument("positions", nargs=-1)
+@variant_option
+@db_option
+@json_option
+def query(game, positions, variant, db, as_json):
+    """Value, remoteness and moves of POSITIONS (the start if none; '-' reads stdin)."""
+    import solver.use.api as api
+
+    solved = api.open(game, variant, db)
+    if positions == ("-",):
+        positions = tuple(line.strip() for line in sys.stdin if line.strip())
+    elif not positions:
+        positions = (None,)
+    failed = 0
+    for pos in positions:
+        try:
+            info = solved.query(pos)
+        except GsolveError as e:
+            failed += 1
+            error(e)
+            continue
+        if as_json:
+            click.echo(json.dumps(info.to_dict()))
+            continue
+        click.echo(f"{info.position}  {_word(info.value, info.remoteness)}")
+        if not info.moves:
+            click.echo("  (game over)")
+        best = {m.move for m in solved.best_moves(info.position)}
+        for m in info.moves:
+            mark = "*" if m.move in best else " "
+            click.echo(f"  {mark} {m.move:<6} {m.position}  {_word(m.value, m.remoteness)}")
+    if failed:
+        raise click.exceptions.Exit(EXIT_USER)
+
+
+@click.command()
+@click.argument("game")
+@variant_option
+@db_option
+@json_option
+@click.option("--paths", is_flag=True,
+              help="Also count move sequences from the start to each kind of end.")
+@click.option("--plot", "plot", default=None, metavar="FILE.png", callback=output_file,
+              help="Also draw positions by remoteness and value (and the start's moves).")
+def analyze(game, variant, db, as_json, paths, plot=None):
+    """Reachable positions by value and by remoteness, the start, the longest game."""
+    import solver.use.api as api
+    from solver.use.analysis import analyze as run_analyze
+    from solver.use.analysis import count_paths
+
+    solved = api.open(game, variant, db)
+    g = solved.game
+    report = run_analyze(solved.db)
+    if paths:
+        report["paths"] = count_paths(g)
+    report.update(g.analysis_extras(solved))
+    if plot:
+        from solver.use.plot import plot_analysis
+
+        plot_analysis(report, solved, plot)
+    if as_json:
+        click.echo(json.dumps(report))
+        wrote(plot, as_json)
+        return
+    click.echo(f"{g.name} {g.variant_key}: {report['positions']:,} reachable positions")
+    if "canonical" in report:
+        click.echo(f"solved with symmetry: {report['canonical']['positions']:,} canonical "
+                   "positions stored; the counts below are of all positions")
+    start = report["start"]
+    click.echo(f"start {start['position']}: {_word(start['value'], start['remoteness'])}")
+    click.echo(f"largest remoteness {report['max_remoteness']}")
+    words = [w for w in ("win", "lose", "tie", "draw") if w in report["values"]]
+    click.echo("")
+    click.echo(f"{'remoteness':>10} " + " ".join(f"{w:>10}" for w in words) + f" {'total':>10}")
+    rows = list(report["remoteness"].items())
+    none = {w: n for w, n in report["values"].items()
+            if w == "draw" or (g.puzzle and w == "lose")}
+    if none:  # no remoteness: draws, and puzzle positions that cannot reach a goal
+        rows.append(("none", none))
+    for rem, row in rows:
+        cells = " ".join(f"{row.get(w, 0):>10,}" for w in words)
+        click.echo(f"{rem!s:>10} {cells} {sum(row.values()):>10,}")
+    cells = " ".join(f"{report['values'][w]:>10,}" for w in words)
+    click.echo(f"{'total':>10} {cells} {report['positions']:>10,}")
+    if paths:
+        click.echo("")
+        click.echo("move sequences from the start, by how they end: " + ", ".join(
+            f"{w} {n:,}" for w, n in report["paths"].items()))
+    for line in report.get("notes", []):
+        click.echo(line)
+    wrote(plot, as_json)
+
+
+@click.command()
+@click.argument("game")
+@variant_option
+@db_option
+@json_option
+@click.option("--show", default=10, show_default=True, metavar="N",
+              help="Detail at most N problems.")
+def verify(game, variant, db, as_json, show):
+    """Check a solved database against the game's rules: re-derive every stored position
+    from its children, check reachability, the counts and rank/unrank. Exit 0 when
+    sound, 1 when not."""
+    from games import get_game
+    from solver.methods.verify import verify as run_verify
+    from solver.runtime.progress import LineProgress, Progress, RichProgress
+    from solver.storage.database import command
+    from solver.storage.stores import location
+
+    g = get_game(game, variant)
+    title = f"verify {g.name} {g.variant_key}"
+    if as_json:
+        progress = Progress()
+    elif sys.stderr.isatty():
+        progress = RichProgress(title)
+    else:  # logs and pipes: a line every few seconds
+        progress = LineProgress(title)
+    try:
+        report = run_verify(g, db, progress, show=max(0, show))
+    finally:
+        progress.close()
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+    elif report.sound:
+        click.echo(f"{g.name} {g.variant_key}: sound ({report.database})")
+        canonical = "canonical positions " if report.symmetry else ""
+        rows = [
+            ("positions", f"{report.reachable:,} {canonical}reachable from the start, each "
+                          "stored and re-derived from its children"),
+            ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
+            ("chunks", f"{report.chunks:,} per array read, checksums good"),
+            ("attributes", "counts, start and largest remoteness match the arrays"),
+            ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
+            ("time", f"{report.seconds:.2f} s"),
+        ]
+        for k, v in rows:
+            click.echo(f"  {k:<12} {v}")
+    else:
+        click.echo(f"{g.name} {g.variant_key}: NOT SOUND, {report.problems:,} problem(s) "
+                   f"({report.database})")
+        for p in report.details:
+            click.echo(f"  {p.text}")
+        if report.problems > len(report.details):
+            click.echo(f"  ... and {report.problems - len(report.details):,} more")
+        click.echo(f"  solve it again with `gsolve {command(g, location(report.database))} "
+                   "--force`")
+    if not report.sound:
+        raise click.exceptions.Exit(1)

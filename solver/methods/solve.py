@@ -1,0 +1,270 @@
+"""Solving a game variant with a chosen method and storing the result."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
+from solver.kernels.records import SHIFT, VALUE_MASK, record_summary, split_records
+from solver.methods import estimate, speed
+from solver.methods.registry import applicable_methods, method_module
+from solver.runtime.env import tier_pause
+from solver.runtime.parallel import call
+from solver.runtime.progress import Progress
+from solver.storage import stores
+from solver.storage.database import (
+    CHUNK,
+    Database,
+    DatabaseError,
+    group_path,
+    now,
+    partial_path,
+    write_arrays,
+)
+
+
+def default_method(game: Game | type[Game]) -> str:
+    """The fastest applicable method that fits in memory (solver/methods/estimate.py)."""
+    return estimate.default_method(game)
+
+
+@dataclass
+class SolveResult:
+    game: str
+    variant: str
+    method: str
+    path: Path
+    reused: bool
+    positions: int
+    hash_size: int
+    values: dict[str, int]
+    start_value: str
+    start_remoteness: int | None
+    max_remoteness: int
+    compile_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    write_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def positions_per_second(self) -> float:
+        return self.positions / self.solve_seconds if self.solve_seconds > 0 else float("inf")
+
+
+def _summary_attrs(rec: np.ndarray, start: int, puzzle: bool) -> dict:
+    values = np.zeros(8, np.int64)
+    longest = int(call(record_summary, rec, values))  # seconds on a large hash: stoppable
+    sv, sr = int(rec[start] & VALUE_MASK), int(rec[start] >> SHIFT)
+    return {
+        "positions": int(values[1:5].sum()),
+        "values": {VALUE_WORDS[v]: int(values[v]) for v in (4, 1, 3, 2) if values[v]},
+        "start_value": VALUE_WORDS[sv],
+        "start_remoteness": shown_remoteness(sv, sr, puzzle),
+        "max_remoteness": longest,
+    }
+
+
+def record_chunks(rec: np.ndarray):
+    """Database pieces (start, value, remoteness) from solve-time records."""
+    for a in range(0, rec.shape[0], CHUNK):
+        part = rec[a:a + CHUNK]
+        value = np.empty(part.shape[0], np.uint8)
+        rem = np.empty(part.shape[0], part.dtype)
+        split_records(part, value, rem)
+        yield a, value, rem
+
+
+def check_memory(game: Game, method: str):
+    """Refuse, with the numbers and what would fit, a solve that cannot fit in memory;
+    else return its estimate (solver/methods/estimate.py)."""
+    return estimate.check_fits(game, method)
+
+
+def _result(game, path, attrs, reused, **times) -> SolveResult:
+    return SolveResult(
+        game=game.name, variant=game.variant_key, method=attrs["method"], path=path,
+        reused=reused, positions=attrs["positions"], hash_size=game.hash_size,
+        values=attrs["values"], start_value=attrs["start_value"],
+        start_remoteness=attrs["start_remoteness"], max_remoteness=attrs["max_remoteness"],
+        **times)
+
+
+def solve(game: Game, method: str | None = None, root: str | Path | None = None,
+          force: bool = False, progress: Progress | None = None,
+          wait: bool = False, memory: int | None = None, workers: int = 0,
+          scheduler: str | None = None, symmetry: bool = False,
+          no_time_limit: bool = False) -> SolveResult:
+    """Solve `game` into the database under `root` unless a sound one is there.
+
+    `symmetry`: solve canonical positions only (solver/kernels/symmetry.py; also when the game was
+    set so already); a database solved with the other setting is solved again.
+
+    Before anything is written, a solve whose plan does not fit in memory, or is past
+    estimate.HORIZON (unless `no_time_limit`), is refused with the plan's figures and an
+    option that would fit (estimate.check_solve).
+
+    Holds the variant's one-writer lock throughout (solver.storage.lock): while another process
+    solves the same variant this stops with a message naming it, or with `wait` waits."""
+    from solver.storage.lock import writer_lock
+
+    progress = progress or Progress()
+    if symmetry:
+        from solver.kernels.symmetry import apply
+
+        apply(game, True)
+    opts = {"memory": memory, "workers": workers, "scheduler": scheduler}
+    est = None if _solved(group_path(root, game), game, force) else _plan(
+        game, method, root, force, opts, no_time_limit)
+    with writer_lock(group_path(root, game), game.describe(), wait,
+                     lambda who: progress.update("waiting for", 1, who)):
+        return _solve_locked(game, est.method if est else method, root, force, progress,
+                             opts, est)
+
+
+def _solved(path, game: Game, force: bool) -> bool:
+    """Whether a finished database of this setting seems to be there (then nothing is
+    planned: it is checked and answered from under the lock)."""
+    import json
+
+    if force or not isinstance(path, Path):
+        return False
+    try:
+        attrs = json.loads((path / "zarr.json").read_text()).get("attributes", {})
+    except (OSError, ValueError):
+        return False
+    return bool(attrs.get("complete")) and bool(attrs.get("symmetry")) == game.symmetry
+
+
+def _plan(game: Game, method: str | None, root, force: bool, opts: dict,
+          no_time_limit: bool):
+    """The method this solve will use and its plan; GsolveError (nothing written) when it
+    cannot finish. Decided as `_solve_locked` decides, without building a tier list where
+    a method is named or the plan is hopeless."""
+    has_tiers = type(game).tiers is not Game.tiers
+    if any(opts.values()) and method is None and has_tiers:  # options of the tiers method
+        method = "tiers"
+    if method is None and has_tiers and not force and _resumable(group_path(root, game)):
+        method = "tiers"
+    if method is not None:
+        module = method_module(method)
+        if method != "tiers" and not module.applies(game) or method == "tiers" and not has_tiers:
+            raise GsolveError(module.why_not(game))
+    from solver.engine.manager import default_budget
+
+    workers = opts.get("workers") or 0
+    return estimate.check_solve(game, method, opts.get("memory") or (
+        default_budget() if method == "tiers" else None), workers, no_time_limit, root)
+
+
+def _solve_locked(game: Game, method: str | None, root: str | Path | None, force: bool,
+                  progress: Progress, tier_opts: dict | None = None,
+                  est=None) -> SolveResult:
+    methods = applicable_methods(game)
+    # --memory, --workers, --scheduler: options of the tier manager (solver/engine/manager.py)
+    tier_opts = {k: v for k, v in (tier_opts or {}).items() if v}
+    if (tier_opts.get("workers") or tier_opts.get("scheduler")) and method is None:
+        method = "tiers" if "tiers" in methods else None
+    if tier_opts and (method or default_method(game)) != "tiers":
+        raise GsolveError("--memory, --workers and --scheduler apply to --method tiers"
+                          + ("" if "tiers" in methods else f", which {game.name} lacks"))
+    # an interrupted tiered solve is resumed unless another method is asked for
+    resume = "tiers" in methods and not force and _resumable(group_path(root, game))
+    method = method or ("tiers" if resume else default_method(game))
+    module = method_module(method)
+    if method not in methods:
+        raise GsolveError(module.why_not(game))
+    path = group_path(root, game)
+    if not force:
+        try:
+            db = Database(path, game)
+            db.check_all_chunks()  # "already solved" only for a database that reads back
+            if db.symmetric != game.symmetry:
+                raise _OtherSymmetry
+            return _result(game, path, db.attrs, True,
+                           solve_seconds=float(db.attrs.get("solve_seconds", 0.0)))
+        except _OtherSymmetry:
+            pass
+        except DatabaseError:
+            if (path / "zarr.json").exists() and not _unfinished(path):
+                raise
+    if est is None or est.method != method:  # (solve() plans before taking the lock)
+        est = estimate.check_solve(game, method, tier_opts.get("memory"),
+                                   tier_opts.get("workers", 0), True, root)
+    _announce(game, est, progress)
+    started = now()
+    t0 = time.perf_counter()
+    from solver.engine.manager import on_cluster
+
+    local = not on_cluster(tier_opts.get("workers", 0), tier_opts.get("scheduler"))
+    if local:
+        module.warm_up(game)  # (a cluster's workers load their own, as it starts)
+    t1, c1 = time.perf_counter(), _cpu()
+    if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
+        # a resumed solve ran only part of the work, a paused one (tests) slept: neither
+        # is this machine's speed
+        whole = not (partial_path(path).exists() and not force) and not tier_pause()
+        attrs = module.solve_into(game, path, progress, fresh=force, **(tier_opts or {}))
+        t2 = time.perf_counter()
+        if whole:  # (a cluster's CPU time is its workers': not measured here)
+            speed.record_speed(game, method, t2 - t1, _cpu() - c1 if local else None)
+        attrs["method"] = method
+        result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
+                         solve_seconds=t2 - t1)
+        result.extra["peak_memory_bytes"] = attrs.get("peak_memory_bytes")
+        return result
+    rec = module.solve(game, progress)
+    t2 = time.perf_counter()
+    attrs = _summary_attrs(rec, game.start, game.puzzle)
+    attrs["solve_seconds"] = round(t2 - t1, 6)
+    progress.update("write", 1, str(path))
+    write_arrays(path, game, method, started, record_chunks(rec), attrs["max_remoteness"],
+                 extra=attrs)
+    t3 = time.perf_counter()
+    speed.record_speed(game, method, t3 - t1, _cpu() - c1)  # the plan includes writing
+    attrs["method"] = method
+    result = _result(game, path, attrs, False, compile_seconds=t1 - t0,
+                     solve_seconds=t2 - t1, write_seconds=t3 - t2)
+    partial = partial_path(path)
+    if partial.exists():  # an interrupted tiered solve, superseded by this one
+        stores.remove(partial)
+        result.extra["removed_partial"] = str(partial)
+    return result
+
+
+def _cpu() -> float:
+    """CPU seconds this process (all its threads) has used."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class _OtherSymmetry(Exception):
+    """The database there was solved with the other symmetry setting: solve again."""
+
+
+def _resumable(path: Path) -> bool:
+    """Whether an interrupted tiered solve waits at `<path>.partial` with no database."""
+    return (partial_path(path) / "zarr.json").exists() and not (path / "zarr.json").exists()
+
+
+def _announce(game: Game, est, progress: Progress) -> None:
+    """Say before a long solve starts how long it should take; give progress the ETA."""
+    progress.expect(est.seconds)
+    note = estimate.long_note(game, est)
+    if note:
+        progress.note(note)
+
+
+def _unfinished(path: Path) -> bool:
+    import json
+
+    try:
+        meta = json.loads((path / "zarr.json").read_text())
+        return not meta.get("attributes", {}).get("complete", False)
+    except (OSError, ValueError):
+        return False

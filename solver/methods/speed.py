@@ -1,0 +1,251 @@
+"""What this machine measured: a timed sample of a game's own kernel, and the factor and
+parallelism of each method fitted on its recorded solves (solver/methods/estimate.py
+turns them into plans). A solve of a second or more records its CPU and wall time
+(`record_speed`); the disk a stored database takes is read from its chunk files."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from games.base import Game
+
+# CPU seconds of a solve per second of `base` (see above), fitted on this project's
+# measured solves: Connect-4 5x5 and 6x5 tiers, Quixo 4x4 retrograde, Quixo and Teeko
+# tiers with symmetry. dfs and bottomup: scaled from those by the old assumed relative
+# speeds (bottomup sweeps a loopy game many times: Topitop 171 s against retrograde's 39 s).
+DEFAULT_FACTOR = {"tiers": 0.78, "tiers-loopy": 2.4, "retrograde": 3.5, "dfs": 1.2,
+                  "bottomup": 1.5, "bottomup-loopy": 10.0}
+PARALLEL = {"tiers": 1.6, "retrograde": 1.4, "bottomup": 1.4, "dfs": 1.0}  # CPU s / wall s
+START = {"dfs": 0.03}  # CPU seconds a solve spends on starting (thread pool, store) ...
+START_STORE = 0.15  # ... for the methods that start threads and a store
+PER_TIER = 1e-4  # CPU seconds a tiered solve spends per tier besides its positions
+SYMMETRY_COST = 2.0  # a canonical child costs about twice a plain one (Quixo, Teeko)
+# the old constants: only `gsolve list`'s default for a game class (no variant, no sample)
+ASSUMED_RATE = {"dfs": 1_500_000, "retrograde": 400_000, "bottomup": 150_000}
+TIERS_RATE = {False: 800_000, True: 150_000}  # loop-free tiers: one pass; loopy: sweeps
+MIN_MEASURED = 1.0  # seconds: shorter solves are mostly overhead, not recorded
+SAMPLE_SECONDS = 0.2  # the timed sample runs about this long
+SAMPLE_SLOTS = 1024  # hash slots a sampled range holds
+SMALL = 1 << 20  # hash slots: a smaller game is not sampled (its solve takes seconds)
+# bytes on disk per visited hash slot where no database of the game is stored: Connect-4
+# 5x5 0.29, 6x5 0.18, Quixo 4x4 0.28 (0.31 with symmetry), Teeko 5x5 0.43 (symmetry)
+DISK_PER_SLOT = 0.3
+
+
+# -- the timed sample --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sample:
+    seconds_per_slot: float  # CPU seconds of expanding one hash slot, here
+    share: float  # hash slots a solve visits: the canonical ones under symmetry, else all
+    slots: int  # hash slots sampled
+    took: float  # seconds the sample took
+
+    def base(self, game: Game) -> float:
+        return game.hash_size * self.seconds_per_slot * self.share
+
+
+def sample(game: Game) -> Sample | None:
+    """Time this game's kernel on random ranges of its hash (about SAMPLE_SECONDS; kept on
+    the game). Each slot of a range is expanded once, as a solve expands a reached
+    position; None where the kernel cannot be had."""
+    cached = game.__dict__.get("_estimate_sample")
+    if cached is not None:
+        return cached
+    if game.hash_size <= SMALL:  # seconds at most: not worth a kernel's first compile
+        return None
+    t0 = time.perf_counter()
+    try:
+        from solver.kernels.codegen import kernels
+
+        k = kernels(game.module, "solver.kernels.tiers")
+    except Exception:  # noqa: BLE001 - a game the tier kernels do not bind: no sample
+        return None
+    n, mc = game.hash_size, game.max_children
+    width = int(min(SAMPLE_SLOTS, n))
+    far = np.empty(width * mc, np.int64)
+    rng = np.random.default_rng(n % (1 << 32))
+    own = np.ones(width, np.uint8)
+    k.forward_far(game.ctx, own, 0, width, 0, width, 0, 0, far, mc, game.scratch_size)
+    states, slots, spent, ranges = [], 0, 0.0, 0
+    t1 = time.perf_counter()
+    while ranges < 4 or (spent < SAMPLE_SECONDS and ranges < 256
+                         and time.perf_counter() - t1 < 2 * SAMPLE_SECONDS):
+        lo = int(rng.integers(0, max(1, n - width)))
+        hi = min(n, lo + width)
+        own = np.ones(hi - lo, np.uint8)
+        t = time.thread_time()
+        k.forward_far(game.ctx, own, lo, hi, lo, hi, 0, 0, far, mc, game.scratch_size)
+        spent += time.thread_time() - t
+        states.append(lo)
+        slots += hi - lo
+        ranges += 1
+    share = 1.0
+    if game.symmetry:
+        share = canonical_share(game, states, width)
+    s = Sample(spent / max(1, slots), share, slots, time.perf_counter() - t0)
+    game.__dict__["_estimate_sample"] = s
+    return s
+
+
+def canonical_share(game: Game, starts: list[int] | None = None, width: int = 256) -> float:
+    """The share of hash slots that are canonical (their own representative), on a sample:
+    a solve with symmetry visits those only."""
+    from importlib import import_module
+
+    cached = game.__dict__.get("_estimate_share")
+    if cached is not None:
+        return cached
+    canonical = import_module(type(game).module).canonical
+    scratch = np.empty(max(1, game.scratch_size), np.int8)
+    if starts is None:
+        rng = np.random.default_rng(game.hash_size % (1 << 32))
+        starts = [int(x) for x in rng.integers(0, max(1, game.hash_size - width), 16)]
+    seen = hit = 0
+    for lo in starts:
+        for h in range(lo, min(game.hash_size, lo + min(width, 256))):
+            hit += canonical(game.ctx, h, scratch) == h
+            seen += 1
+    share = max(hit, 1) / max(seen, 1)
+    game.__dict__["_estimate_share"] = share
+    return share
+
+
+# -- what this machine measured ----------------------------------------------------------
+def _speed_file() -> Path:
+    from solver.kernels.codegen import cache_dir
+
+    return cache_dir().parent / "speed.json"
+
+
+def _measured() -> dict:
+    try:
+        data = json.loads(_speed_file().read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _key(game: Game, method: str, symmetry: bool | None = None) -> str:
+    on = game.symmetry if symmetry is None else symmetry
+    return f"factor:{method}" + ("+symmetry" if on else "")
+
+
+def default_factor(game: Game, method: str) -> float:
+    loopy = method in ("tiers", "bottomup") and game.loopy
+    return DEFAULT_FACTOR[method + ("-loopy" if loopy else "")]
+
+
+def factor(game: Game, method: str, symmetry: bool | None = None
+           ) -> tuple[float, float, str | None]:
+    """(CPU seconds per second of the sample's base, CPU seconds per wall second, the
+    variant they were measured on, or None for the defaults)."""
+    seen = _measured().get(game.name, {})
+    got = seen.get(_key(game, method, symmetry)) if isinstance(seen, dict) else None
+    if isinstance(got, dict) and all(isinstance(got.get(k), (int, float)) and got[k] > 0
+                                     for k in ("factor", "parallel")):
+        return float(got["factor"]), float(got["parallel"]), str(got.get("variant", "?"))
+    return default_factor(game, method), PARALLEL[method], None
+
+
+def overhead(game: Game, method: str) -> float:
+    """CPU seconds of a solve besides its positions: start-up, and per tier (counted where
+    the tier list is already built: a huge one takes minutes to build)."""
+    tiers = game.__dict__.get("_tiers") if method == "tiers" else None
+    return START.get(method, START_STORE) + PER_TIER * (len(tiers) if tiers else 0)
+
+
+def cores_for(threads: int, own: float = 0.0) -> float:
+    """Cores `threads` busy threads get now: all they ask for (up to the machine's) on an
+    idle machine, their share of the cores when other work keeps them busy (the load
+    average, less `own`: the threads of this process counted in it)."""
+    cores = os.cpu_count() or 1
+    try:
+        load = max(0.0, os.getloadavg()[0] - own)
+    except (OSError, AttributeError):
+        load = 0.0
+    return max(0.1, min(threads, cores * threads / max(threads, load + threads)))
+
+
+def record_speed(game: Game, method: str, seconds: float, cpu: float | None = None) -> None:
+    """Remember this solve's CPU time against its timed sample (the factor) and against
+    its wall time (the parallelism), from this machine's largest solve of the game with
+    this method: a small variant's solve is mostly start-up and would make a big one look
+    long. `cpu` None (a cluster's workers): nothing is recorded."""
+    s = game.__dict__.get("_estimate_sample")
+    if seconds < MIN_MEASURED or cpu is None or s is None or s.base(game) <= 0:
+        return
+    data = _measured()
+    seen = data.setdefault(game.name, {})
+    if not isinstance(seen, dict):
+        seen = data[game.name] = {}
+    key = _key(game, method)
+    old = seen.get(key)
+    if isinstance(old, dict) and isinstance(old.get("slots"), int) and (
+            old["slots"] > game.hash_size):
+        return
+    work = max(cpu - overhead(game, method), 0.1 * cpu)
+    parallel = cpu / seconds
+    from solver.runtime.parallel import threads
+
+    busy = cores_for(threads(), own=min(parallel, threads())) < 0.9 * min(
+        threads(), os.cpu_count() or 1)
+    if busy:  # a machine busy with other work: not the solve's own parallelism
+        parallel = old.get("parallel") if isinstance(old, dict) else None
+        parallel = parallel if isinstance(parallel, (int, float)) else PARALLEL[method]
+    seen[key] = {"factor": round(work / s.base(game), 4),
+                 "parallel": round(max(1.0, parallel), 3), "slots": int(game.hash_size),
+                 "variant": game.variant_key, "seconds": round(seconds, 2),
+                 "cpu_seconds": round(cpu, 2)}
+    path = _speed_file()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the estimates their accuracy
+
+
+def stored_disk(game: Game, root=None) -> tuple[float, str] | None:
+    """(bytes per visited hash slot, variant) of the largest finished database of this game
+    under `root` on this machine: its files' sizes over the slots its solve visited."""
+    from solver.storage.database import default_root
+
+    try:
+        base = Path(str(root if root is not None else default_root())) / game.name
+        dirs = list(base.iterdir()) if base.is_dir() else []
+    except OSError:
+        return None
+    best = None
+    for d in dirs:
+        try:
+            attrs = json.loads((d / "zarr.json").read_text()).get("attributes", {})
+        except (OSError, ValueError):
+            continue
+        n = attrs.get("hash_size")
+        if not attrs.get("complete") or not isinstance(n, int) or n <= 0:
+            continue
+        if best is None or n > best[0]:
+            best = (n, d, attrs)
+    if best is None:
+        return None
+    n, d, attrs = best
+    try:
+        disk = sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+    except OSError:
+        return None
+    # a database with symmetry holds the canonical slots only (the rest compress to nothing)
+    visited = n * (canonical_share(game) if attrs.get("symmetry") and game.has_symmetry else 1)
+    return disk / max(1.0, visited), str(attrs.get("variant_key") or d.name)
+
+def assumed_rate(game: Game | type[Game], method: str) -> float:
+    if method == "tiers":
+        return TIERS_RATE[bool(game.loopy)]
+    return ASSUMED_RATE[method]

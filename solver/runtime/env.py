@@ -1,0 +1,95 @@
+"""Numbers from `GSOLVE_*` environment variables, read one way: unset or empty is the
+default; anything else must be a plain number in range, or it is a GsolveError with one
+line naming the variable (never a silent default, never a ValueError deep in a solve).
+
+    GSOLVE_THREADS            worker threads (solver/runtime/parallel.py), a whole number >= 1
+    GSOLVE_PROGRESS_SECONDS   seconds between progress lines off a terminal (progress.py)
+    GSOLVE_TIER_PAUSE         seconds a tiered solve sleeps after each task (tests)
+
+GSOLVE_MEMORY is a size (`8G`), read by parse_bytes (available_memory).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from games.base import GsolveError
+
+_WHOLE = re.compile(r"[0-9]+")
+_REAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
+
+
+def env_number(name: str, default, whole: bool = False, minimum: float | None = None,
+               what: str | None = None):
+    """The number in $`name` (an int when `whole`), or `default` when unset or empty.
+
+    `what` says what is expected, for the message (default: "a whole number >= minimum"
+    or "a number of seconds >= minimum")."""
+    text = os.environ.get(name, "")
+    s = text.strip()
+    if not s:
+        return default
+    value = None
+    if (_WHOLE if whole else _REAL).fullmatch(s):
+        value = int(s) if whole else float(s)
+    if value is None or not math.isfinite(value) or (minimum is not None
+                                                     and value < minimum):
+        if what is None:
+            what = "a whole number" if whole else "a number of seconds"
+            if minimum is not None:
+                what += f" >= {minimum:g}"
+        shown = text if len(text) <= 20 else text[:17] + "..."
+        raise GsolveError(f"{name}='{shown}' is not {what}")
+    return value
+
+
+def threads_setting() -> int | None:
+    """$GSOLVE_THREADS, or None when unset."""
+    return env_number("GSOLVE_THREADS", None, whole=True, minimum=1,
+                      what="a positive whole number")
+
+
+def progress_seconds() -> float:
+    """$GSOLVE_PROGRESS_SECONDS (default 10): seconds between progress lines."""
+    return env_number("GSOLVE_PROGRESS_SECONDS", 10.0, minimum=0)
+
+
+def tier_pause() -> float:
+    """$GSOLVE_TIER_PAUSE (default 0): seconds a tiered solve pauses after each task."""
+    return env_number("GSOLVE_TIER_PAUSE", 0.0, minimum=0)
+
+
+def check_all() -> None:
+    """Read every numeric setting, so a bad one fails before any work starts."""
+    threads_setting()
+    progress_seconds()
+    tier_pause()
+
+
+def parse_bytes(text: str, what: str) -> int:
+    """'8G', '512M', '2.5GiB', '1000000' -> bytes; GsolveError otherwise."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", text, re.IGNORECASE)
+    if not m:
+        raise GsolveError(f"{what}='{text[:40]}' is not a size (e.g. 8G, 512M)")
+    scale = 1024 ** " kmgt".index(m.group(2).lower() or " ")
+    return int(float(m.group(1)) * scale)
+
+
+def available_memory() -> int | None:
+    """Bytes a solve may use: MemAvailable, capped by $GSOLVE_MEMORY when set."""
+    have = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    have = int(line.split()[1]) * 1024
+                    break
+    except OSError:
+        pass
+    cap = os.environ.get("GSOLVE_MEMORY")
+    if cap:
+        limit = parse_bytes(cap, "GSOLVE_MEMORY")
+        have = limit if have is None else min(have, limit)
+    return have

@@ -1,0 +1,91 @@
+"""Run a nogil kernel over a hash range in blocks on a thread pool, summing its counts.
+
+Kernels called from the main thread always run on the pool, even with one thread: the
+main thread then waits on a future, where Python runs its signal handlers, so SIGTERM and
+Ctrl-C stop a solve at once (solver/command/cli.py ends the process once the solve has recorded
+what it finished). A nopython call in the main thread would hold them off until it
+returned: minutes, on a large tier.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def threads() -> int:
+    from solver.runtime.env import threads_setting
+
+    n = threads_setting()
+    if n is not None:
+        return n
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=threads(), thread_name_prefix="gsolve")
+    return _pool
+
+
+def _inline() -> bool:
+    """Whether a kernel call runs in the calling thread: a pool thread's (waiting on the
+    pool from inside it could deadlock), never the main thread's."""
+    return threading.current_thread() is not threading.main_thread()
+
+
+def call(kernel, *args):
+    """kernel(*args), on the pool when called from the main thread (see the module)."""
+    if _inline():
+        return kernel(*args)
+    return _executor().submit(kernel, *args).result()
+
+
+def blocks(lo: int, hi: int, min_block: int = 1 << 14) -> list[tuple[int, int]]:
+    """The blocks [a, b) that cover [lo, hi) for the pool: 8 per thread, or 4M slots each
+    where that makes more, none under `min_block` slots."""
+    n = hi - lo
+    if n <= min_block:
+        return [(lo, hi)]
+    nblocks = min(max(8 * threads(), n // (1 << 22)), max(1, n // min_block))
+    size = -(-n // nblocks)
+    return [(a, min(hi, a + size)) for a in range(lo, hi, size)]
+
+
+def run_each(kernel, calls: list[tuple]) -> list:
+    """[kernel(*args) for args in calls], side by side on the pool."""
+    if _inline() and (threads() == 1 or len(calls) == 1):
+        return [kernel(*args) for args in calls]
+    futures = [_executor().submit(kernel, *args) for args in calls]
+    return [f.result() for f in futures]
+
+
+def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
+               min_block: int = 1 << 14, progress=None, descending: bool = False):
+    """sum(kernel(*first_args, a, b, *rest)) over blocks [a, b) that cover [lo, hi), started
+    from the top block down when `descending`.
+
+    `progress.fraction(x)` hears how much of the range is done, when given."""
+    if hi - lo <= min_block:
+        return int(call(kernel, *first_args, lo, hi, *rest))
+    bounds = blocks(lo, hi, min_block)
+    if descending:
+        bounds.reverse()
+    if threads() == 1 and _inline():
+        total = 0
+        for i, (a, b) in enumerate(bounds):
+            total += int(kernel(*first_args, a, b, *rest))
+            if progress is not None:
+                progress.fraction((i + 1) / len(bounds))
+        return total
+    futures = [_executor().submit(kernel, *first_args, a, b, *rest) for a, b in bounds]
+    total = 0
+    for i, f in enumerate(futures):
+        total += int(f.result())
+        if progress is not None:
+            progress.fraction((i + 1) / len(futures))
+    return total
