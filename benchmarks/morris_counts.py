@@ -102,6 +102,21 @@ def _spread(bits, free, n):
 
 
 @njit(cache=True)
+def _stabilizer(tab, nsym, x, fixers):
+    """-1 when a symmetry maps mask x below itself; else how many non-identity symmetries
+    fix x, written to fixers."""
+    k = 0
+    for s in range(1, nsym):
+        img = _image(tab, s, x)
+        if img < x:
+            return -1
+        if img == x:
+            fixers[k] = s
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def count_canonical(tab, n, w, b, binom):
     """Boards (w white, b black on n points) that are the least of their images, the
     key being the white mask above the black one (games/morris.py's `_least_image`)."""
@@ -111,16 +126,8 @@ def count_canonical(tab, n, w, b, binom):
     full = (np.int64(1) << n) - 1
     x = (np.int64(1) << w) - 1
     while x <= full:
-        least = True
-        k = 0
-        for s in range(1, nsym):
-            img = _image(tab, s, x)
-            if img < x:
-                least = False
-                break
-            if img == x:
-                fixers[k] = s
-                k += 1
+        k = _stabilizer(tab, nsym, x, fixers)
+        least = k >= 0
         if least:
             if k == 0:
                 total += binom[n - w, b]
@@ -219,16 +226,8 @@ def count_reachable(tab, n, a, b, lim_a, lim_b, b_free, mill_masks, need, binom)
     x = (np.int64(1) << a) - 1
     last = np.int64(1) << (n - a)
     while x <= full:
-        least = True
-        k = 0
-        for s in range(1, nsym):
-            img = _image(tab, s, x)
-            if img < x:
-                least = False
-                break
-            if img == x:
-                fixers[k] = s
-                k += 1
+        k = _stabilizer(tab, nsym, x, fixers)
+        least = k >= 0
         if least and _need(x, mill_masks, need) <= lim_a and k == 0 and b_free:
             total += binom[n - a, b]
         elif least and _need(x, mill_masks, need) <= lim_a:
