@@ -61,6 +61,18 @@ def test_bench_prints_bytes_per_slot_and_per_position(capsys):
     assert per_pos > per_slot > 0
 
 
+def test_bench_symmetry_times_canonical_positions(capsys):
+    """`bench --symmetry` solves the canonical positions only: tic-tac-toe's 765 (the
+    published count of its positions up to the square's symmetries), and says so."""
+    code, out, _ = run(capsys, "bench", "tictactoe", "-m", "dfs", "--symmetry", "--json")
+    row = json.loads(out)
+    assert code == 0 and row["symmetry"] is True and row["positions"] == 765
+    code, out, _ = run(capsys, "bench", "tictactoe", "-m", "dfs", "--symmetry")
+    assert code == 0 and "dfs, symmetry" in out
+    code, _, err = run(capsys, "bench", "hexapawn", "--symmetry")
+    assert code == 2 and "declares no symmetries" in err
+
+
 def test_plot_says_the_file_was_written(db, capsys, tmp_path):
     assert run(capsys, "hexapawn", "--db", str(db))[0] == 0
     png = tmp_path / "a.png"

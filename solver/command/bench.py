@@ -28,14 +28,18 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def run_benchmark(game: str, variant: str | None = None, method: str | None = None) -> dict:
+def run_benchmark(game: str, variant: str | None = None, method: str | None = None,
+                  symmetry: bool = False) -> dict:
+    """One solve timed; with `symmetry`, on canonical positions only (its positions and
+    bytes/pos then count canonical positions)."""
     from games.base import GsolveError
+    from solver.kernels.symmetry import apply
     from solver.methods.estimate import check_fits, default_method
     from solver.methods.registry import applicable_methods, method_module
     from solver.methods.speed import record_speed
     from solver.runtime.parallel import threads
 
-    g = get_game(game, variant)
+    g = apply(get_game(game, variant), symmetry)
     method = method or default_method(g)
     module = method_module(method)
     if method not in applicable_methods(g):
@@ -61,7 +65,8 @@ def run_benchmark(game: str, variant: str | None = None, method: str | None = No
     solve_s = t3 - t2
     record_speed(g, method, solve_s)
     return {
-        "game": g.name, "variant": g.variant_key, "method": method, "threads": threads(),
+        "game": g.name, "variant": g.variant_key, "method": method, "symmetry": symmetry,
+        "threads": threads(),
         "hash_size": g.hash_size, "positions": positions,
         "compile_seconds": round(t1 - t0, 4), "solve_seconds": round(solve_s, 4),
         "positions_per_second": round(positions / solve_s) if solve_s > 0 else None,
@@ -85,7 +90,10 @@ def format_rows(rows: list[dict]) -> str:
             return f"{v:,}"
         return str(v)
 
-    table = [[h for _, h in COLUMNS]] + [[cell(r.get(k)) for k, _ in COLUMNS] for r in rows]
+    def value(r, k):  # a solve on canonical positions says so beside its method
+        return f"{r[k]}, symmetry" if k == "method" and r.get("symmetry") else r.get(k)
+
+    table = [[h for _, h in COLUMNS]] + [[cell(value(r, k)) for k, _ in COLUMNS] for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
     return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True))
                      for row in table)

@@ -266,13 +266,15 @@ def list_games(as_json):
 @click.argument("game")
 @variant_option
 @click.option("--method", "-m", default=None, help="Method to time (default as for solve).")
+@click.option("--symmetry", is_flag=True,
+              help="Time a solve on canonical positions only (games with symmetries).")
 @json_option
-def bench(game, variant, method, as_json):
+def bench(game, variant, method, symmetry, as_json):
     """Time a solve in memory: compile/load time, solve time, positions/s, bytes per hash
     slot and per reachable position."""
     from solver.command.bench import run_benchmark
 
-    row = run_benchmark(game, variant, method)
+    row = run_benchmark(game, variant, method, symmetry)
     if as_json:
         click.echo(json.dumps(row))
     else:
