@@ -482,6 +482,23 @@ def _parent_hash(ctx, board, stage, turn, canon):
     return h
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_parent(ctx, board, d, src, prev, stage, canon, out, n):
+    """Append the parent with the moved piece taken back from d (to src, -1: to hand), the
+    board left as it was; returns the new count."""
+    board[d] = EMPTY
+    if src >= 0:
+        board[src] = prev
+    p = _parent_hash(ctx, board, stage, prev, canon)
+    if p >= 0:
+        out[n] = p
+        n += 1
+    if src >= 0:
+        board[src] = EMPTY
+    board[d] = prev
+    return n
+
+
 @njit(cache=True, nogil=True)
 def _unmove(ctx, board, d, src, prev, stage, out, n, canon):
     """Parents where `prev` moved to d (from src, -1 for a placement) in the parent of
@@ -500,30 +517,11 @@ def _unmove(ctx, board, d, src, prev, stage, out, n, canon):
                 continue
             board[r] = me
             if _removal_legal(ctx, board, r, me):
-                board[d] = EMPTY
-                if src >= 0:
-                    board[src] = prev
-                p = _parent_hash(ctx, board, stage, prev, canon)
-                if p >= 0:
-                    out[n] = p
-                    n += 1
-                if src >= 0:
-                    board[src] = EMPTY
-                board[d] = prev
+                n = _add_parent(ctx, board, d, src, prev, stage, canon, out, n)
             board[r] = EMPTY
         if left > 0:  # a mill removes nothing only when the opponent had no piece out
             return n
-    board[d] = EMPTY
-    if src >= 0:
-        board[src] = prev
-    p = _parent_hash(ctx, board, stage, prev, canon)
-    if p >= 0:
-        out[n] = p
-        n += 1
-    if src >= 0:
-        board[src] = EMPTY
-    board[d] = prev
-    return n
+    return _add_parent(ctx, board, d, src, prev, stage, canon, out, n)
 
 
 @njit(cache=True, nogil=True, inline="always")
