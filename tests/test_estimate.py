@@ -273,6 +273,27 @@ def test_rich_progress_appears_only_for_work_that_lasts(monkeypatch):
     assert not slow._bar.live.is_started
 
 
+def test_a_sub_game_class_teaches_no_speed():
+    """A subclass with another start (tests/test_morris.py's Six from a late position)
+    solves a sliver of the hash: recording it as the variant's speed made Morris Six's plan
+    2 s against 30 s measured."""
+    from games.morris import Morris
+
+    class LateStart(Morris):
+        def __init__(self):
+            super().__init__(men=6)
+            self.start = self.from_string("W-W/-B-/---W/-B-/W-- b 0 1")
+
+    late, whole = LateStart(), get_game("morris", "men=6")
+    for g in (late, whole):
+        speed.sample(g)
+        g.tiers()
+    speed.record_speed(late, "tiers", 10.0, 16.0)
+    assert speed.factor(whole, "tiers")[2] is None  # nothing measured: the default
+    speed.record_speed(whole, "tiers", 10.0, 16.0)
+    assert speed.factor(whole, "tiers")[2] == whole.variant_key
+
+
 def test_factor_comes_from_the_largest_solve():
     """A small variant's solve (mostly start-up) does not replace a big one's factor: a
     test's 4x4 once made Connect-4 6x5 look 30 h long."""

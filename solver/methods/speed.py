@@ -177,9 +177,15 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     """Remember this solve's CPU time against its timed sample (the factor) and against
     its wall time (the parallelism), from this machine's largest solve of the game with
     this method: a small variant's solve is mostly start-up and would make a big one look
-    long. `cpu` None (a cluster's workers): nothing is recorded."""
+    long. `cpu` None (a cluster's workers): nothing is recorded. Nor is the solve of a
+    class other than the registered game's (a test's sub-game from a late start visits a
+    sliver of the hash: Morris Six's made the full game's plan 15 times too short)."""
+    from games.registry import game_class
+
     s = game.__dict__.get("_estimate_sample")
     if seconds < MIN_MEASURED or cpu is None or s is None or s.base(game) <= 0:
+        return
+    if type(game) is not game_class(game.name):
         return
     data = _measured()
     seen = data.setdefault(game.name, {})
