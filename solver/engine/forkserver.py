@@ -1,7 +1,7 @@
 """Imported once by the forkserver that a LocalCluster's workers are forked from
-(solver/engine/cluster.py), so that each worker starts with Dask, numba, zarr and gsolve imported
-and the solve's game kernels loaded, instead of spawning a fresh interpreter that imports
-and loads them all again (1.2 s of CPU per worker, on the cores the client is solving
+(solver/engine/cluster.py), so that each worker starts with Dask, numba, zarr and gsolve
+imported and the solve's game kernels loaded, instead of spawning a fresh interpreter that
+imports and loads them all again (1.2 s of CPU per worker, on the cores the client is solving
 on meanwhile). Nothing here starts a thread: a thread would not survive the fork."""
 
 import os
@@ -11,12 +11,11 @@ import zarr  # noqa: F401
 
 from solver.engine import worker
 from solver.engine.cluster import FORKSERVER_GAME
-from solver.methods.tiers import warm_up
 
 
 def _warm(spec: str) -> None:
     name, variant, symmetric = spec.split("|")
-    warm_up(worker._game(name, variant, symmetric == "1"))
+    worker.warm_kernels(worker._game(name, variant, symmetric == "1"))
 
 
 warmed = ""  # the game whose kernels the workers start with
