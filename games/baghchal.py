@@ -509,7 +509,7 @@ class BaghChal(Game):
                           dtype=np.int64)  # the combination of g goats on the board
         nbr, beyond = line_tables(n)
         self.symmetries = board_symmetries(n)
-        swaps = mask_symmetries(n)[:1 + 2 * (2 * (n // 2) + n - 1)]
+        swaps = mask_symmetries(n, tables=False)
         params = np.concatenate([np.array([cells, T, G, C, self.symmetries], dtype=np.int64),
                                  swaps])
 

@@ -74,12 +74,14 @@ def square_symmetries(n: int) -> np.ndarray:
     return np.array(perms, dtype=np.int64)
 
 
-def mask_symmetries(n: int) -> np.ndarray:
+def mask_symmetries(n: int, tables: bool = True) -> np.ndarray:
     """The 8 symmetries of an n x n board (n <= 5) on bitboards (bit i: cell i), as delta
     swaps (`_swaps`): [n, then (distance, mask) pairs of the row flip (row r <-> n-1-r),
     the column flip, then the transpose (cell (r, c) <-> (c, r))]; every symmetry is one
     of {1, rows, columns, both} then maybe the transpose. A board of two masks (a, b) is
-    one word a << n*n | b, so both move at once and words order as the pairs (a, b)."""
+    one word a << n*n | b, so both move at once and words order as the pairs (a, b).
+    Up to 4x4 the lookup tables of `min_image` follow, unless not `tables` (a game that
+    keeps a subgroup only reads the swaps: `canonical_masks_in`)."""
     nn = n * n
     if 2 * nn > 63:
         raise ValueError(f"mask symmetries need 2 * n * n < 64 (n = {n})")
@@ -92,7 +94,7 @@ def mask_symmetries(n: int) -> np.ndarray:
     swaps += [(n - 1 - 2 * k, cells(lambda r, c, k=k: c == k)) for k in range(n // 2)]
     swaps += [(k * (n - 1), cells(lambda r, c, k=k: c - r == k)) for k in range(1, n)]
     sym = np.array([n] + [x for pair in swaps for x in pair], dtype=np.int64)
-    if nn > TABLE_CELLS:
+    if nn > TABLE_CELLS or not tables:
         return sym
     return np.concatenate([sym, _image_tables(sym, nn)])
 
