@@ -264,12 +264,8 @@ def _least_rank(hctx, tab, xm, om):
 @njit(cache=True, nogil=True)
 def canonical(ctx, h, scratch):
     """The smallest hash among h's images: the same block (stage, side to move, pieces
-    in hand and on the board), the board moved by a symmetry of the board. -1 (no
-    position: what `children` gives for a move of a primitive position that leaves the
-    hash, which `gsolve check` maps too) stays -1."""
+    in hand and on the board), the board moved by a symmetry of the board."""
     hctx, bstart, binfo, tab = ctx[0], ctx[1], ctx[2], ctx[10]
-    if h < 0:
-        return h
     k = np.searchsorted(bstart, h, side="right") - 1
     base = hctx[5][binfo[k, 2]]
     _turn, xm, om = unrank_masks(hctx, base + h - bstart[k])
