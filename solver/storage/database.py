@@ -8,7 +8,7 @@ unfinished solve and never answers a query.
 A monolithic solve writes into a sibling folder and swaps it in at the end, so a crash or
 a `--force` re-solve never destroys the database that was there.
 
-The root is a local folder or an fsspec store URL (solver/stores.py: `s3://bucket/db`);
+The root is a local folder or an fsspec store URL (solver/storage/stores.py: `s3://bucket/db`);
 paths here are `Path`s or `stores.Url`s, and everything beyond what both answer (list,
 remove, move, open as a zarr store) goes through solver.storage.stores. On an object store the
 swap is a copy and a removal (no rename there): not atomic, but a database is only read

@@ -8,7 +8,7 @@ While holding the lock a solve removes what dead writers left: `<key>.partial-<p
 folders, and `<key>.old-<pid>` (a swap cut short between its two renames: the old
 database goes back in place if nothing replaced it).
 
-A store URL (solver/stores.py) has no lock files of its own: its lock is a file on this
+A store URL (solver/storage/stores.py) has no lock files of its own: its lock is a file on this
 machine, under ~/.cache/gsolve/locks, named by the URL. So it keeps out a second solve
 from this machine only; across machines, the chunks of a cluster solve are protected by
 the Dask cluster's locks (distributed.MultiLock, solver/engine/cluster.py), and two clients
