@@ -10,6 +10,7 @@ import pytest
 from reference import WORDS  # noqa: F401  value code -> word, for the test files
 from reference import solve as reference_solve
 
+from solver.kernels.compact import select_all
 from solver.methods.solve import applicable_methods, solve
 from solver.storage.database import Database
 from solver.use.api import Solved
@@ -30,9 +31,22 @@ def method_cases(variants, game_of, label) -> list:
 
 
 def arrays(game, root) -> tuple[np.ndarray, np.ndarray]:
-    """The value and remoteness arrays of the database under `root`."""
-    db = Database.open(game, root)
-    return db.value_array[:], db.remoteness_array[:]
+    """The value and remoteness arrays of the database under `root`, by hash slot."""
+    return slot_arrays(Database.open(game, root))
+
+
+def slot_arrays(db) -> tuple[np.ndarray, np.ndarray]:
+    """A database's value and remoteness by hash slot: a compact one (canonical positions
+    at their own index, solver/kernels/compact.py) laid out at their slots, 0 elsewhere."""
+    value, rem = db.value_array[:], db.remoteness_array[:]
+    if db.index is None:
+        return value, rem
+    assert value.size == db.index.count < db.game.hash_size
+    slots = np.empty(value.size, np.int64)
+    select_all(*db.index.arrays(), np.arange(value.size, dtype=np.int64), slots)
+    out = np.zeros(db.game.hash_size, value.dtype), np.zeros(db.game.hash_size, rem.dtype)
+    out[0][slots], out[1][slots] = value, rem
+    return out
 
 
 def assert_matches_reference(game, root, table: dict[str, tuple[int, int]]) -> None:
@@ -45,6 +59,9 @@ def assert_matches_reference(game, root, table: dict[str, tuple[int, int]]) -> N
     hashes = np.array([game.from_string(p) for p in positions], np.int64)
     if db.symmetric:
         hashes = np.array([game.canonical(int(h)) for h in hashes], np.int64)
+        if db.index is not None:  # compact: stored at their canonical index
+            assert all(db.index.has(int(h)) for h in hashes)
+            hashes = np.array([db.index.rank(int(h)) for h in hashes], np.int64)
     else:
         assert len(set(hashes.tolist())) == len(positions)  # one hash per position
     assert int((values != 0).sum()) == len(set(hashes.tolist()))

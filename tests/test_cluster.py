@@ -158,12 +158,13 @@ def test_local_workers_are_forked_with_gsolve_loaded_and_ignore_ctrl_c():
 def test_cluster_solve_with_symmetry_is_byte_identical(tmp_path):
     """Workers build the game from the registry and put it on canonical positions too."""
     from solver.kernels.symmetry import apply
+    from solver.methods.solve import numbered
 
     game = apply(get_game("quixo", "size=3"), True)
     solve(game, "retrograde", root=tmp_path / "ref")
     path = group_path(tmp_path / "cluster", game)
-    summary = manager.solve_into(game, path, Counting(), fresh=True, workers=2,
-                                      max_task=TASK)
+    summary = manager.solve_into(numbered(game), path, Counting(), fresh=True, workers=2,
+                                 max_task=TASK)
     assert summary["positions"] == 4_433  # canonical of 32,027 (tests/test_symmetry.py)
     for x, y in zip(arrays(game, tmp_path / "ref"), arrays(game, tmp_path / "cluster"),
                     strict=True):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import ref_morris
 import reference
-from checks import WORDS, child_strings
+from checks import WORDS, child_strings, slot_arrays
 
 from games import get_game
 from games.base import LOSE, PositionError, VariantError
@@ -471,7 +471,7 @@ def test_three_reduced_solves_answer_as_unreduced(variant, reachable, tmp_path):
         res = solve(sym, method, root=tmp_path / method)
         assert res.positions == len(canon), method
         b = Database.open(sym, tmp_path / method)
-        assert b.symmetric and set(np.flatnonzero(b.value_array[:]).tolist()) == canon
+        assert b.symmetric and set(np.flatnonzero(slot_arrays(b)[0]).tolist()) == canon
         api = Solved(get_game("morris", variant), tmp_path / method)
         for h in reached.tolist():
             assert api.db.lookup(h) == (int(va[h]), int(ra[h])), (method, plain.to_string(h))
@@ -519,7 +519,7 @@ def test_six_reduced_solves_answer_as_unreduced(tmp_path):
         sym = apply(_SixFrom(), True)
         assert solve(sym, method, root=tmp_path / method).positions == len(stored), method
         b = Database.open(sym, tmp_path / method)
-        vb, rb = b.value_array[:], b.remoteness_array[:]
+        vb, rb = slot_arrays(b)
         assert np.array_equal(np.flatnonzero(vb), stored), method
         assert np.array_equal(vb[canon], va[reached]), method
         assert np.array_equal(rb[canon], ra[reached]), method

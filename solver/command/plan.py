@@ -54,8 +54,47 @@ def _sample(game: Game, tier) -> tuple[int, int]:
     return hi - lo, int((stops - starts).sum())
 
 
+EXACT = 1 << 16  # tiers up to this many slots are counted, larger ones sampled
+WINDOWS = 32  # sampled windows of 8 words (512 slots) a tier
+
+
+def canonical_shares(game: Game, tiers) -> list[float]:
+    """Each tier's share of canonical slots (what a compact solve stores of it: solver/
+    kernels/compact.py): counted in small tiers, sampled in WINDOWS windows of 512 slots
+    elsewhere (the solve counts them all)."""
+    import numpy as np
+
+    from solver.kernels.symmetry import wrapper
+
+    k = wrapper(type(game).module)
+    rng = np.random.default_rng(game.hash_size % (1 << 32))
+    words = np.zeros(8, np.uint64)
+    out = []
+    for t in tiers:
+        if t.size == 0:
+            out.append(0.0)
+            continue
+        spans = ([(t.start, t.stop)] if t.size <= EXACT else
+                 [(int(x), int(x) + 512) for x in rng.integers(t.start, t.stop - 512, WINDOWS)])
+        hit = seen = 0
+        for lo, hi in spans:
+            for a in range(lo - lo % 64, hi, 512):
+                b = min(hi, a + 512)
+                k.canonical_bits(game.ctx, words, a // 64, game.hash_size, a // 64,
+                                 -(-b // 64), game.scratch_size)
+                bits = np.unpackbits(words.view(np.uint8), bitorder="little")
+                bits = bits[max(lo, a) - a:b - a]
+                hit += int(bits.sum())
+                seen += bits.size
+                words[:] = 0
+        out.append(hit / max(seen, 1))
+    return out
+
+
 def make_plan(game: Game, root: str | Path | None = None) -> dict:
-    """The plan of a tiered solve of `game` as a dict (`gsolve plan --json`)."""
+    """The plan of a tiered solve of `game` as a dict (`gsolve plan --json`). With
+    symmetry the solve is compact (solver/kernels/compact.py): every tier holds its
+    canonical positions only, and every worker holds the index of canonical slots."""
     tiers = game.tiers()
     if tiers is None:
         raise GsolveError(f"{game.name} does not define tiers: gsolve plan covers tiered "
@@ -63,6 +102,8 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
     check_tiers(game, tiers)
     slot = bytes_per_slot(game)
     loopy = sum(i in t.children for i, t in enumerate(tiers))
+    share = canonical_shares(game, tiers) if game.symmetry else [1.0] * len(tiers)
+    index = _index_bytes(game.hash_size) if game.symmetry else 0
     kids = [sum(tiers[c].size for c in t.children if c != i) for i, t in enumerate(tiers)]
     by_kids = sorted(range(len(tiers)), key=lambda i: -kids[i])[:SAMPLES]
     by_size = sorted(range(len(tiers)), key=lambda i: -tiers[i].size)[:SAMPLES]
@@ -75,10 +116,12 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         own, far = _sample(game, t)
         if i in t.children:  # a loopy tier is one task: scale the sample to all of it
             own, far = t.size, min(kids[i], far * t.size // max(1, own))
+        own, far = round(own * share[i]), round(far * share[i])  # compact: canonical ones
         ws = max(own + 8 * far + block_bytes(game) * 2, slot * (own + far))
         if ws > largest:
             largest, at = ws, i
-    worker = BASE + largest
+    worker = BASE + largest + index
+    stored = [round(t.size * x) for t, x in zip(tiers, share, strict=True)]
     from solver.methods import estimate
     from solver.methods.registry import applicable_methods
     from solver.runtime.parallel import threads
@@ -99,6 +142,9 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "game": game.name, "variant": game.variant_key,
         "tiers": len(tiers), "loopy_tiers": loopy, "hash_slots": int(game.hash_size),
         "largest_tier": max(t.size for t in tiers),
+        "symmetry": bool(game.symmetry),
+        "stored_positions": int(sum(stored)), "largest_tier_stored": int(max(stored)),
+        "index_bytes": int(index),
         "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
         "worker_memory_bytes": int(worker),
         "disk_bytes": int(est.disk), "seconds": round(est.seconds, 1),
@@ -112,6 +158,14 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
                     "fits_one_node": worker <= NODE_GIB * GIB},
         "this_machine": {"cores": cores, "days": round(est.seconds / 86400, 2)},
     }
+
+
+def _index_bytes(slots: int) -> int:
+    """Memory of the index of canonical slots over `slots` (solver/kernels/compact.py)."""
+    from solver.kernels.compact import BLOCK, SAMPLE
+
+    words = -(-slots // BLOCK) * 8
+    return 8 * words + 8 * (words // 8 + 1) + 8 * (slots // 16 // SAMPLE + 2)
 
 
 def duration(seconds: float) -> str:
@@ -132,6 +186,10 @@ def describe(p: dict) -> str:
     rows = [
         ("tiers", f"{p['tiers']:,} ({p['loopy_tiers']:,} loopy)"),
         ("hash slots", f"{p['hash_slots']:,} (largest tier {p['largest_tier']:,})"),
+        *([("stored", f"{p['stored_positions']:,} canonical positions, sampled (largest "
+                      f"tier {p['largest_tier_stored']:,}); their index "
+                      f"{human(p['index_bytes'])} in every worker")]
+          if p.get("symmetry") else []),
         ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']}); "
                          f"a worker needs {human(p['worker_memory_bytes'])}"),
         ("time", f"{duration(p['seconds'])} on this machine now ({p['threads']} threads, "

@@ -413,7 +413,29 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
             return contextlib.nullcontext()
         return MultiLock([prefix + str(c) for c in chunks])
 
-    return run_task(phase, _game(name, variant, symmetric), store, task, limit, lock)
+    game = _game(name, variant, symmetric)
+    if symmetric:
+        game = _numbered(game, store)
+    return run_task(phase, game, store, task, limit, lock)
+
+
+_numbering: dict[tuple[str, str, str], Game] = {}
+
+
+def _numbered(game: Game, store: str) -> Game:
+    """A symmetric game as the store numbers it: compact when the client wrote an index
+    there (read once per worker process and store), else by hash slot."""
+    key = (game.name, game.variant_key, store)
+    if key not in _numbering:
+        from solver.kernels.compact import view
+        from solver.storage.index import read_index
+        from solver.storage.stores import open_group
+
+        group = open_group(store, "r")
+        attrs = dict(group.attrs)
+        _numbering[key] = (view(game, read_index(group, attrs))
+                           if attrs.get("index") == "canonical" else game)
+    return _numbering[key]
 
 
 def run_task(phase: str, game: Game, store, task: Task, limit: int, lock=None) -> dict:

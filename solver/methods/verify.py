@@ -31,6 +31,7 @@ from solver.storage.database import (
     group_path,
     remoteness_dtype,
 )
+from solver.storage.index import numbering
 
 TEMPLATE = "solver.kernels.verify"
 SHIFT = 4  # solver.kernels.records: remoteness above the value code in a record
@@ -122,6 +123,8 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
 
         apply(game, True)
         report.symmetry = True
+    if db.index is not None:  # compact: positions by canonical index
+        game = db.numbered_game()
     n, puzzle = game.hash_size, game.puzzle
     _check_memory(game, n * (2 + db.remoteness_array.dtype.itemsize))
 
@@ -256,7 +259,7 @@ def _check_attrs(report: Report, attrs: dict, game: Game, value, rem, counts) ->
         "start_value": VALUE_WORDS.get(sv, str(sv)),
         "start_remoteness": shown_remoteness(sv, sr, game.puzzle),
         "max_remoteness": longest,
-        "hash_size": game.hash_size,
+        **numbering(game),
     }
     for key, v in want.items():
         if attrs.get(key) != v:

@@ -34,6 +34,7 @@ import numpy as np
 from games.base import Game, GsolveError
 from solver import __version__  # the version: not importlib.metadata (15 ms)
 from solver.storage import stores
+from solver.storage.index import numbered_game, numbering, read_index, write_index
 from solver.storage.stores import Location
 
 # 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
@@ -206,6 +207,7 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
     try:
         group = stores.open_group(tmp, "w")
         n = game.hash_size
+        write_index(group, game, create_array)
         varr = create_array(group, "value", (n,), np.uint8)
         rdt = remoteness_dtype(max_rem)
         rarr = create_array(group, "remoteness", (n,), rdt)
@@ -217,7 +219,7 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
             "game": game.name,
             "variant": dict(game.variant),
             "variant_key": game.variant_key,
-            "hash_size": int(n),
+            **numbering(game),
             "method": method,
             "symmetry": bool(game.symmetry),  # canonical positions only (kernels/symmetry.py)
             "gsolve_version": __version__,
@@ -254,6 +256,7 @@ class Database:
 
     def __init__(self, path: Location, game: Game, check: bool = True):
         self.path = path
+        game = getattr(game, "plain", game)  # a compact game: the slots it numbers
         self.game = game
         if not (path / "zarr.json").exists():
             raise _missing(path, game)
@@ -271,9 +274,18 @@ class Database:
         if attrs.get("variant") != dict(game.variant):
             raise DatabaseError(
                 f"database at {path} holds variant {attrs.get('variant')}, not {game.variant}")
+        self.index = None  # compact: positions by canonical index (solver/kernels/compact.py)
+        self.size = game.hash_size
+        if attrs.get("index") == "canonical" and attrs.get("hash_size") == game.hash_size:
+            try:
+                self.index = read_index(group, attrs)
+            except Exception as e:
+                raise self.damaged(f"its index does not read ({type(e).__name__}: {e})"
+                                   ) from None
+            self.size = self.index.count
         if (attrs.get("hash_size") != game.hash_size
-                or self.value_array.shape != (game.hash_size,)
-                or self.remoteness_array.shape != (game.hash_size,)):
+                or self.value_array.shape != (self.size,)
+                or self.remoteness_array.shape != (self.size,)):
             raise self.damaged("its size does not match the game")
         self.attrs = attrs
         # solved on canonical positions only: every lookup goes to the canonical slot
@@ -322,7 +334,7 @@ class Database:
         for name, arr in (("value", self.value_array), ("remoteness", self.remoteness_array)):
             if not has_checksums(arr):
                 out.append(("damage", f"{name} has no chunk checksums", -1))
-        n = self.game.hash_size
+        n = self.size
         for name, c, what in chunk_damage(self.path, attrs, self._chunk):
             out.append(("damage", _describe_chunk(name, c, self._chunk, n, what), c))
         return out
@@ -343,7 +355,7 @@ class Database:
     def read_chunk(self, c: int) -> tuple[np.ndarray, np.ndarray]:
         """Values and remoteness of chunk c, uncached; a checksum failure is a
         DatabaseError naming the chunk."""
-        a, b = c * self._chunk, min((c + 1) * self._chunk, self.game.hash_size)
+        a, b = c * self._chunk, min((c + 1) * self._chunk, self.size)
         out = []
         for k, (name, arr) in enumerate(zip(ARRAYS, self._chunked, strict=True)):
             try:
@@ -354,7 +366,7 @@ class Database:
             except Exception as e:
                 what = ("failing its checksum" if "checksum" in str(e)
                         else f"unreadable ({type(e).__name__}: {e})")
-                raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
+                raise self.damaged(_describe_chunk(name, c, self._chunk, self.size,
                                                    what), c) from None
         return out[0], out[1]
 
@@ -371,13 +383,13 @@ class Database:
                 what = ("missing" if raw is None else
                         "not the chunk solved there (moved, swapped or copied from another "
                         "database)")
-                raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
+                raise self.damaged(_describe_chunk(name, c, self._chunk, self.size,
                                                    what), c)
         if raw is None:  # zarr would read it as zeros: only a chunk never written may be
             if any(a <= c < b for a, b in (self.attrs.get("chunks") or {}).get(name, [])):
-                raise self.damaged(_describe_chunk(name, c, self._chunk, self.game.hash_size,
+                raise self.damaged(_describe_chunk(name, c, self._chunk, self.size,
                                                    "missing"), c)
-            return np.zeros(min(self.game.hash_size, (c + 1) * self._chunk) - c * self._chunk,
+            return np.zeros(min(self.size, (c + 1) * self._chunk) - c * self._chunk,
                             arr.dtype)
         return arr.decode(raw, c)
 
@@ -396,16 +408,25 @@ class Database:
             raise DatabaseError(f"hash {h} is outside 0..{self.game.hash_size - 1}")
         if self.symmetric:
             h = self.game.canonical(h)
+        if self.index is not None:
+            if not self.index.has(h):
+                raise self.damaged(f"its index lacks the canonical position {h}")
+            h = self.index.rank(h)
         v, r = self._block(h // self._chunk)
         i = h % self._chunk
         return int(v[i]), int(r[i])
 
     @property
     def nchunks(self) -> int:
-        return -(-self.game.hash_size // self._chunk)
+        return -(-self.size // self._chunk)
+
+    def numbered_game(self) -> Game:
+        """The game as the arrays number it (a new object when that differs)."""
+        return numbered_game(self.game, self.symmetric, self.index)
 
     def chunks(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """(first hash, values, remoteness) for each stored chunk, in hash order."""
+        """(first index, values, remoteness) for each stored chunk, in index order (a
+        hash, or a canonical index: `numbered_game`)."""
         for c in range(self.nchunks):
             v, r = self._block(c)
             yield c * self._chunk, v, r
@@ -417,7 +438,7 @@ class Database:
         "already solved"; with the chunk record checked on open, every stored byte is."""
         import google_crc32c  # zarr's own crc32c
 
-        n = self.game.hash_size
+        n = self.size
         for k, name in enumerate(ARRAYS):
             for c in present_chunks(self.path / name):
                 data = (self.path / name / "c" / str(c)).read_bytes()

@@ -22,6 +22,7 @@ from solver.storage.database import (
     seal,
     swap_in,
 )
+from solver.storage.index import numbering, write_index
 from solver.storage.stores import Location
 
 
@@ -38,7 +39,7 @@ class PartialStore:
         self.path = partial_path(path)
         self.game = game
         ident = {"format": FORMAT, "game": game.name, "variant": dict(game.variant),
-                 "variant_key": game.variant_key, "hash_size": int(game.hash_size),
+                 "variant_key": game.variant_key, **numbering(game),
                  "method": method, "symmetry": bool(game.symmetry),
                  "partial_format": PARTIAL_FORMAT,
                  "gsolve_version": __version__}
@@ -53,11 +54,14 @@ class PartialStore:
             except Exception:
                 self.group = None
         self.resumed = self.group is not None
+        if self.resumed:  # the index is the game's (its digest is in `ident`): a damaged
+            write_index(self.group, game, create_array)  # copy is put right, not kept
         if self.group is None:
             stores.remove(self.path)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             group = stores.open_group(self.path, "w")
             n = game.hash_size
+            write_index(group, game, create_array)
             create_array(group, "value", (n,), np.uint8)
             create_array(group, "remoteness", (n,), rem_dtype)
             group.update_attributes({**ident, "started": now()})

@@ -20,7 +20,7 @@ def analyze(db: Database) -> dict:
     counts = np.zeros(8, np.int64)
     canon = np.zeros(8, np.int64)
     by_rem: dict[int, np.ndarray] = {}
-    orbits = _orbit_sizes(game) if db.symmetric else None
+    orbits = _orbit_sizes(db.numbered_game()) if db.symmetric else None
     for a, value, rem in db.chunks():
         canon += np.bincount(value, minlength=8)[:8]
         weight = np.ones(value.shape[0], np.int64)
@@ -61,10 +61,11 @@ def analyze(db: Database) -> dict:
 
 
 def _orbit_sizes(game: Game):
-    """f(first, value, out): the orbit size of each reached position of a chunk."""
-    from solver.kernels.symmetry import wrapper
+    """f(first, value, out): the orbit size of each reached position of a chunk (`game`
+    numbered as the database: solver/kernels/symmetry.py or compact.py's wrapper)."""
+    import importlib
 
-    k = wrapper(type(game).module)
+    k = importlib.import_module(game.module)
     scratch = np.empty(game.scratch_size, np.int8)
     return lambda first, value, out: k.orbit_sizes(game.ctx, first, value, out, scratch)
 

@@ -1,0 +1,313 @@
+"""Compact numbering: a game solved on its canonical positions only, each at its own index.
+
+With symmetry a solve needs only the canonical slots of the hash (1 in 8 for a square
+board, 1 in 16 for Nine Men's Morris), so its arrays, chunks, window and database hold
+those alone: the canonical slots are numbered 0, 1, ... in hash order. The map is a bit
+per hash slot (set where the slot is its own canonical form) with a rank directory:
+
+    rank(h)   = canonical slots below h (h's index when h is canonical): a directory
+                entry per 512 slots plus the popcounts of at most 8 words;
+    select(i) = the slot of index i: a sampled directory (the block of every 512th
+                index) narrows a binary search over the blocks, then a word scan.
+
+The bits cost 1/8 byte a slot and the directories about 1/60, against the 2 to 3 bytes a
+slot (value, remoteness, reach byte, record) that every solver array saved. The compact
+game (`view`) is the canonical game renumbered: a generated module maps each index to its
+slot, calls the rules' canonical forms (solver/kernels/symmetry.py) and ranks every child
+and parent, so every solver, kernel and store runs on it unchanged and every method
+writes the same bytes. Readers canonicalize a position and rank it (solver/storage/
+database.py); the bits are stored in the database beside value and remoteness, so a
+reader need not find the canonical slots again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+from games.base import Game, Tier, game_functions
+
+BLOCK = 512  # slots per rank-directory entry (8 words)
+SAMPLE = 512  # indices per select-directory entry
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _trailing_zeros(typingctx, x):
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank(words, ranks, h):
+    """Set bits below slot h."""
+    w = h >> 6
+    r = ranks[w >> 3]
+    for k in range(w & ~7, w):
+        r += _popcount(words[k])
+    low = words[w] & ((np.uint64(1) << np.uint64(h & 63)) - np.uint64(1))
+    return r + np.int64(_popcount(low))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def select(words, ranks, sel, i):
+    """The slot of the i-th set bit (from 0)."""
+    s = i // SAMPLE
+    lo, hi = sel[s], sel[s + 1] + 1  # the block holding i lies in [lo, hi)
+    while hi - lo > 1:  # largest block whose rank is <= i
+        mid = (lo + hi) >> 1
+        if ranks[mid] <= i:
+            lo = mid
+        else:
+            hi = mid
+    left = i - ranks[lo]
+    w = lo * 8
+    while True:
+        c = np.int64(_popcount(words[w]))
+        if left < c:
+            break
+        left -= c
+        w += 1
+    x = words[w]
+    for _ in range(left):
+        x &= x - np.uint64(1)
+    return w * 64 + np.int64(_trailing_zeros(x))
+
+
+@njit(cache=True, nogil=True)
+def _directories(words, ranks, sel):
+    """ranks[b]: set bits before block b; sel[s]: the block of index s * SAMPLE."""
+    total = 0
+    s = 0
+    for b in range(ranks.shape[0] - 1):
+        ranks[b] = total
+        for k in range(b * 8, b * 8 + 8):
+            total += _popcount(words[k])
+        while s * SAMPLE < total:
+            sel[s] = b
+            s += 1
+    ranks[ranks.shape[0] - 1] = total
+    while s < sel.shape[0]:
+        sel[s] = max(0, ranks.shape[0] - 2)
+        s += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def rank_all(words, ranks, hs, out):
+    for j in range(hs.shape[0]):
+        out[j] = rank(words, ranks, hs[j])
+
+
+@njit(cache=True, nogil=True)
+def select_all(words, ranks, sel, idx, out):
+    for j in range(idx.shape[0]):
+        out[j] = select(words, ranks, sel, idx[j])
+
+
+class CanonicalIndex:
+    """The canonical slots of a hash of `slots` positions: bits and their directories."""
+
+    def __init__(self, words: np.ndarray, slots: int):
+        nblocks = -(-slots // BLOCK)
+        if words.dtype != np.uint64 or words.shape != (nblocks * 8,):
+            raise ValueError(f"an index of {slots:,} slots has {nblocks * 8:,} words, "
+                             f"not {words.shape}")
+        self.words, self.slots = words, slots
+        self.ranks = np.zeros(nblocks + 1, np.int64)
+        ones = int(sum(int(np.bitwise_count(w).sum()) for w in np.array_split(words, 64)))
+        self.sel = np.zeros(ones // SAMPLE + 2, np.int64)
+        self.count = int(_directories(words, self.ranks, self.sel))
+
+    @staticmethod
+    def words_for(slots: int) -> int:
+        return -(-slots // BLOCK) * 8
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.words, self.ranks, self.sel
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.words.tobytes()).hexdigest()[:32]
+
+    def has(self, h: int) -> bool:
+        return bool((int(self.words[h >> 6]) >> (h & 63)) & 1)
+
+    def rank(self, h: int) -> int:
+        """Index of canonical slot h (or the canonical slots below any h <= slots)."""
+        if h >= self.slots:
+            return self.count
+        out = np.empty(1, np.int64)
+        rank_all(self.words, self.ranks, np.array([h], np.int64), out)
+        return int(out[0])
+
+    def select(self, i: int) -> int:
+        if not 0 <= i < self.count:
+            raise IndexError(f"index {i} is outside 0..{self.count - 1}")
+        out = np.empty(1, np.int64)
+        select_all(self.words, self.ranks, self.sel, np.array([i], np.int64), out)
+        return int(out[0])
+
+    def nbytes(self) -> int:
+        return self.words.nbytes + self.ranks.nbytes + self.sel.nbytes
+
+
+def build(game: Game) -> CanonicalIndex:
+    """The index of `game` (symmetry on): every slot asked whether it is canonical, in
+    blocks of whole words on the thread pool."""
+    from solver.kernels.symmetry import wrapper
+    from solver.runtime.parallel import run_blocks
+
+    k = wrapper(type(game).module)
+    n = game.hash_size
+    words = np.zeros(CanonicalIndex.words_for(n), np.uint64)
+    scratch_size = game.scratch_size
+    run_blocks(k.canonical_bits, (game.ctx, words, 0, n), 0, -(-n // 64), scratch_size,
+               min_block=1 << 10)
+    return CanonicalIndex(words, n)
+
+
+# -- the compact game ---------------------------------------------------------------------
+_WRAPPER = '''"""Generated by solver/kernels/compact.py: {sym} numbered by canonical index."""
+from numba import njit
+
+from solver.kernels.compact import rank, select
+from {sym} import orbit as _orbit, primitive as _primitive  # noqa: F401
+{imports}
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slot(cctx, i):
+    return select(cctx[1], cctx[2], cctx[3], i)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ranks(cctx, out, n):
+    for j in range(n):
+        out[j] = rank(cctx[1], cctx[2], out[j])
+    return n
+
+
+@njit(cache=True, nogil=True)
+def primitive(cctx, i, scratch):
+    return _primitive(cctx[0], _slot(cctx, i), scratch)
+
+
+@njit(cache=True, nogil=True)
+def canonical(cctx, i, scratch):
+    return i
+
+
+@njit(cache=True, nogil=True)
+def orbit(cctx, i, scratch):
+    return _orbit(cctx[0], _slot(cctx, i), scratch)
+
+
+@njit(cache=True, nogil=True)
+def orbit_sizes(cctx, first, value, out, scratch):
+    """out[i]: the distinct images of position first + i, 0 where it is not reached."""
+    for i in range(value.shape[0]):
+        out[i] = orbit(cctx, first + i, scratch) if value[i] != 0 else 0
+{rest}'''
+
+_MOVES = '''
+
+@njit(cache=True, nogil=True)
+def {name}(cctx, i, out, moves, scratch):
+    n = _{name}(cctx[0], _slot(cctx, i), out, moves, scratch)
+    return n if n < 0 else _ranks(cctx, out, n)
+'''
+
+_UNMOVES = '''
+
+@njit(cache=True, nogil=True)
+def {name}(cctx, i, out, scratch):
+    return _ranks(cctx, out, _{name}(cctx[0], _slot(cctx, i), out, scratch))
+'''
+
+
+@cache
+def wrapper(sym_module: str):
+    """The generated compact module over the canonical wrapper `sym_module`."""
+    import importlib
+
+    from solver.kernels.codegen import _module_file, import_generated
+
+    have = game_functions(importlib.import_module(sym_module))
+    imports, rest = [], []
+    for name, text in (("children", _MOVES), ("expand", _MOVES), ("parents", _UNMOVES),
+                       ("parents_in_tier", _UNMOVES)):
+        if name in have:
+            imports.append(f"from {sym_module} import {name} as _{name}")
+            rest.append(text.format(name=name))
+    src = _WRAPPER.format(sym=sym_module, imports="\n".join(imports), rest="".join(rest))
+    digest = hashlib.sha256(src.encode())
+    digest.update(_module_file(__name__).read_bytes())
+    return import_generated(f"gsolve_compact_{sym_module}_{digest.hexdigest()[:12]}", src)
+
+
+@cache
+def _view_class(cls: type) -> type:
+    """The compact form of a game class: Python answers go through the plain game."""
+
+    def to_string(self, i):
+        return self.plain.to_string(self.compact_index.select(i))
+
+    def from_string(self, s):
+        return self.compact_index.rank(self.plain.canonical(self.plain.from_string(s)))
+
+    def move_name(self, i, code):
+        return self.plain.move_name(self.compact_index.select(i), code)
+
+    def primitive_value(self, i):
+        return self.plain.primitive_value(self.compact_index.select(i))
+
+    def moves(self, i):
+        return [(m, self.compact_index.rank(self.plain.canonical(c)))
+                for m, c in self.plain.moves(self.compact_index.select(i))]
+
+    def canonical(self, i):
+        return i
+
+    return type(f"Compact{cls.__name__}", (cls,), {
+        "__module__": cls.__module__, "__doc__": __doc__, "compact": True,
+        "to_string": to_string, "from_string": from_string, "move_name": move_name,
+        "primitive_value": primitive_value, "moves": moves, "canonical": canonical})
+
+
+def view(game: Game, index: CanonicalIndex | None = None) -> Game:
+    """`game` (set to symmetry) numbered by its canonical positions (`index`: built when
+    not given). The game object itself is left as it is: readers and the API keep slots."""
+    if not game.symmetry:
+        raise ValueError("a compact game needs symmetry on")
+    index = index or build(game)
+    v = object.__new__(_view_class(type(game)))
+    v.__dict__.update(game.__dict__)
+    v.plain, v.compact_index = game, index
+    v.ctx = (game.ctx, *index.arrays())
+    v.hash_size = index.count
+    v.start = index.rank(game.start)
+    v.module = wrapper(game.module).__name__
+    tiers = game.tiers()
+    v.__dict__.pop("_tiers", None)
+    if tiers is not None:
+        v._tiers = [Tier(t.label, index.rank(t.start), index.rank(t.stop), t.children)
+                    for t in tiers]
+    return v
