@@ -225,3 +225,21 @@ def test_a_damaged_compact_index_is_a_one_line_error(tmp_path, capsys):
     assert main(["query", "tictactoe", "--db", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "index" in err[0] and "damaged" in err[0]
+
+
+def test_a_wrong_cached_index_is_found_again(tmp_path, monkeypatch):
+    """The index kept beside the kernels is used only when it reads back whole and a
+    sample of its slots is canonical as asked afresh: a stale or damaged one is found
+    again, never trusted."""
+    from solver.kernels import compact
+
+    monkeypatch.setenv("GSOLVE_CACHE", str(tmp_path / "cache"))
+    game = symmetric("quixo")
+    right = compact.build(game).words.copy()
+    path = compact._cached(game)
+    for bad in (right ^ np.uint64(1 << 5), right[:-8]):  # other bits, a cut array
+        with open(path, "wb") as f:
+            np.savez(f, words=bad, digest=__import__("hashlib").sha256(bad.tobytes()).hexdigest())
+        assert np.array_equal(compact.build(game).words, right)
+    path.write_bytes(b"not an index")
+    assert np.array_equal(compact.build(game).words, right)
