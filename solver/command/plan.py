@@ -21,6 +21,7 @@ from pathlib import Path
 from games.base import Game, GsolveError
 from solver.engine.plan import BASE, bytes_per_slot, check_tiers
 from solver.engine.worker import block_bytes
+from solver.kernels.compact import CanonicalIndex
 from solver.storage.database import CHUNK, default_root
 
 GIB = 1 << 30
@@ -64,30 +65,16 @@ def canonical_shares(game: Game, tiers) -> list[float]:
     elsewhere (the solve counts them all)."""
     import numpy as np
 
-    from solver.kernels.symmetry import wrapper
+    from solver.kernels.compact import count_canonical
 
-    k = wrapper(type(game).module)
     rng = np.random.default_rng(game.hash_size % (1 << 32))
-    words = np.zeros(8, np.uint64)
     out = []
     for t in tiers:
-        if t.size == 0:
-            out.append(0.0)
+        if t.size <= EXACT:
+            out.append(count_canonical(game, t.start, t.stop) / t.size if t.size else 0.0)
             continue
-        spans = ([(t.start, t.stop)] if t.size <= EXACT else
-                 [(int(x), int(x) + 512) for x in rng.integers(t.start, t.stop - 512, WINDOWS)])
-        hit = seen = 0
-        for lo, hi in spans:
-            for a in range(lo - lo % 64, hi, 512):
-                b = min(hi, a + 512)
-                k.canonical_bits(game.ctx, words, a // 64, game.hash_size, a // 64,
-                                 -(-b // 64), game.scratch_size)
-                bits = np.unpackbits(words.view(np.uint8), bitorder="little")
-                bits = bits[max(lo, a) - a:b - a]
-                hit += int(bits.sum())
-                seen += bits.size
-                words[:] = 0
-        out.append(hit / max(seen, 1))
+        starts = rng.integers(t.start, t.stop - 512, WINDOWS).tolist()
+        out.append(sum(count_canonical(game, x, x + 512) for x in starts) / (512 * WINDOWS))
     return out
 
 
@@ -103,7 +90,6 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
     slot = bytes_per_slot(game)
     loopy = sum(i in t.children for i, t in enumerate(tiers))
     share = canonical_shares(game, tiers) if game.symmetry else [1.0] * len(tiers)
-    index = _index_bytes(game.hash_size) if game.symmetry else 0
     kids = [sum(tiers[c].size for c in t.children if c != i) for i, t in enumerate(tiers)]
     by_kids = sorted(range(len(tiers)), key=lambda i: -kids[i])[:SAMPLES]
     by_size = sorted(range(len(tiers)), key=lambda i: -tiers[i].size)[:SAMPLES]
@@ -120,8 +106,9 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         ws = max(own + 8 * far + block_bytes(game) * 2, slot * (own + far))
         if ws > largest:
             largest, at = ws, i
-    worker = BASE + largest + index
     stored = [round(t.size * x) for t, x in zip(tiers, share, strict=True)]
+    index = CanonicalIndex.nbytes_for(game.hash_size, sum(stored)) if game.symmetry else 0
+    worker = BASE + largest + index
     from solver.methods import estimate
     from solver.methods.registry import applicable_methods
     from solver.runtime.parallel import threads
@@ -158,14 +145,6 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
                     "fits_one_node": worker <= NODE_GIB * GIB},
         "this_machine": {"cores": cores, "days": round(est.seconds / 86400, 2)},
     }
-
-
-def _index_bytes(slots: int) -> int:
-    """Memory of the index of canonical slots over `slots` (solver/kernels/compact.py)."""
-    from solver.kernels.compact import BLOCK, SAMPLE
-
-    words = -(-slots // BLOCK) * 8
-    return 8 * words + 8 * (words // 8 + 1) + 8 * (slots // 16 // SAMPLE + 2)
 
 
 def duration(seconds: float) -> str:

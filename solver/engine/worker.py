@@ -428,13 +428,11 @@ def _numbered(game: Game, store: str) -> Game:
     key = (game.name, game.variant_key, store)
     if key not in _numbering:
         from solver.kernels.compact import view
-        from solver.storage.index import read_index
+        from solver.storage.index import stored_index
         from solver.storage.stores import open_group
 
-        group = open_group(store, "r")
-        attrs = dict(group.attrs)
-        _numbering[key] = (view(game, read_index(group, attrs))
-                           if attrs.get("index") == "canonical" else game)
+        index = stored_index(open_group(store, "r"), game.hash_size)
+        _numbering[key] = game if index is None else view(game, index)
     return _numbering[key]
 
 

@@ -93,22 +93,28 @@ def select(words, ranks, sel, i):
 
 
 @njit(cache=True, nogil=True)
-def _directories(words, ranks, sel):
-    """ranks[b]: set bits before block b; sel[s]: the block of index s * SAMPLE."""
+def _rank_directory(words, ranks):
+    """ranks[b]: set bits before block b (the last entry: all of them)."""
     total = 0
-    s = 0
     for b in range(ranks.shape[0] - 1):
         ranks[b] = total
         for k in range(b * 8, b * 8 + 8):
             total += _popcount(words[k])
-        while s * SAMPLE < total:
+    ranks[ranks.shape[0] - 1] = total
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _select_directory(ranks, sel):
+    """sel[s]: the block of index s * SAMPLE (the last block past the last index)."""
+    s = 0
+    for b in range(ranks.shape[0] - 1):
+        while s * SAMPLE < ranks[b + 1]:
             sel[s] = b
             s += 1
-    ranks[ranks.shape[0] - 1] = total
     while s < sel.shape[0]:
         sel[s] = max(0, ranks.shape[0] - 2)
         s += 1
-    return total
 
 
 @njit(cache=True, nogil=True)
@@ -133,13 +139,19 @@ class CanonicalIndex:
                              f"not {words.shape}")
         self.words, self.slots = words, slots
         self.ranks = np.zeros(nblocks + 1, np.int64)
-        ones = int(sum(int(np.bitwise_count(w).sum()) for w in np.array_split(words, 64)))
-        self.sel = np.zeros(ones // SAMPLE + 2, np.int64)
-        self.count = int(_directories(words, self.ranks, self.sel))
+        self.count = int(_rank_directory(words, self.ranks))
+        self.sel = np.zeros(self.count // SAMPLE + 2, np.int64)
+        _select_directory(self.ranks, self.sel)
 
     @staticmethod
     def words_for(slots: int) -> int:
         return -(-slots // BLOCK) * 8
+
+    @staticmethod
+    def nbytes_for(slots: int, count: int) -> int:
+        """Memory of the index of `count` canonical slots among `slots`."""
+        words = CanonicalIndex.words_for(slots)
+        return 8 * (words + words // 8 + 1 + count // SAMPLE + 2)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.words, self.ranks, self.sel
@@ -166,7 +178,7 @@ class CanonicalIndex:
         return int(out[0])
 
     def nbytes(self) -> int:
-        return self.words.nbytes + self.ranks.nbytes + self.sel.nbytes
+        return self.nbytes_for(self.slots, self.count)
 
 
 def build(game: Game) -> CanonicalIndex:
@@ -203,6 +215,19 @@ def build(game: Game) -> CanonicalIndex:
     except OSError:  # a read-only cache: found again next time
         pass
     return CanonicalIndex(words, n)
+
+
+def count_canonical(game: Game, lo: int, hi: int) -> int:
+    """How many slots of [lo, hi) are canonical, asked afresh (a plan's samples)."""
+    from solver.kernels.symmetry import wrapper
+
+    k = wrapper(type(game).module)
+    first = lo // 64
+    words = np.zeros(-(-hi // 64) - first, np.uint64)
+    k.canonical_bits(game.ctx, words, first, game.hash_size, first, first + words.size,
+                     game.scratch_size)
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little")
+    return int(bits[lo - 64 * first:hi - 64 * first].sum())
 
 
 def _spot_check(k, game: Game, words: np.ndarray, samples: int = 64) -> bool:

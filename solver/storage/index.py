@@ -46,6 +46,15 @@ def read_index(group, attrs: dict):
 
 
 
+def stored_index(group, hash_size: int):
+    """The index a store holds for a game of `hash_size` slots, None when it holds none
+    (a per-slot store); ValueError when it is damaged."""
+    attrs = dict(group.attrs)
+    if attrs.get("index") != "canonical" or attrs.get("hash_size") != hash_size:
+        return None
+    return read_index(group, attrs)
+
+
 def numbered_game(game: Game, symmetric: bool, index) -> Game:
     """`game` as a database's arrays number it: set to symmetry when it was solved so
     (a copy), and compact when it has an index."""
