@@ -33,6 +33,9 @@ SCENARIOS = {
     "quixo-3x3": (["quixo", "-V", "size=3"], "retrograde", 1 << 12, 1 << 12),
     "connect4-5x4-workers2": (["connect4", "-V", "width=5,height=4", "--workers", "2"],
                               "dfs", 1 << 17, 1 << 17),
+    # compact, numbered by the game (games/baghchal.py canonical_index)
+    "baghchal-4x4-symmetry": (["baghchal", "-V", "size=4", "--symmetry"], "retrograde",
+                              1 << 16, 1 << 16),
 }
 KINDS = ("write:{n}:ENOSPC", "rename:{n}:EIO", "kill-write:{n}", "kill-rename:{n}")
 

@@ -92,6 +92,7 @@ from hashing.generic import (
     unrank_arrangement,
     unrank_masks,
 )
+from hashing.orbits import least_sets
 
 TIGER, GOAT, EMPTY = 0, 1, 2
 CHARS = "TG-"
@@ -117,7 +118,7 @@ P_CELLS, P_TIGERS, P_GOATS, P_CAPTURES, P_GROUP, P_SWAPS = range(6)
 @njit(cache=True, nogil=True)
 def _decode(ctx, h, board):
     """Write the board of hash h into `board`; return (side to move, placed, captured)."""
-    hnb, gcombo, _nbr, _beyond, _params, toff, tp, tk, tturn, tarr, _tid = ctx
+    hnb, gcombo, _nbr, _beyond, _params, toff, tp, tk, tturn, tarr, _tid, _num = ctx
     t = np.searchsorted(toff, h, side="right") - 1
     r = h - toff[t]
     turn = tturn[t]
@@ -132,7 +133,7 @@ def _decode(ctx, h, board):
 def _encode(ctx, board, turn, p, k):
     """Hash of `board` with `turn` to move, p goats placed and k captured: the tier's
     offset, the turn's block in a sliding tier, and the board's generic arrangement rank."""
-    hnb, _gcombo, _nbr, _beyond, _params, toff, _tp, _tk, tturn, tarr, tid = ctx
+    hnb, _gcombo, _nbr, _beyond, _params, toff, _tp, _tk, tturn, tarr, tid, _num = ctx
     t = tid[p, k, turn]
     m0, m1, r0, r1 = arrangement_pass(hnb, board)
     sub = arrangement_rank(hnb, m0, m1, r0, r1)[1]
@@ -409,6 +410,41 @@ def canonical(ctx, h, scratch):
     return base + rank_masks(ctx[0], ca, cb, 0) - coff
 
 
+@njit(cache=True, nogil=True, inline="always")
+def canonical_index(ctx, h):
+    """The index of canonical h among the canonical positions (hashing/orbits.py): its
+    tier's first index, the turn's block, the tiger set's place among the least tiger
+    sets, then the goats' rank among the points left. ctx[11] holds, one array: the
+    tiger sets' count C and the least ones' L, then each set's place (-1: not least), the
+    least ones' colex ranks, and each tier's first index."""
+    toff, tturn, tarr, num = ctx[5], ctx[8], ctx[9], ctx[11]
+    c, least = num[0], num[1]
+    t = np.searchsorted(toff, h, side="right") - 1
+    r = h - toff[t]
+    block = 0
+    if tturn[t] == BOTH:
+        block = r // tarr[t]
+        r -= block * tarr[t]
+    rad = tarr[t] // c
+    q = r // rad
+    return num[2 + c + least + t] + (block * least + num[2 + q]) * rad + r - q * rad
+
+
+@njit(cache=True, nogil=True, inline="always")
+def canonical_slot(ctx, i):
+    """The hash at index i (`canonical_index`)."""
+    toff, tarr, num = ctx[5], ctx[9], ctx[11]
+    c, least = num[0], num[1]
+    istart = num[2 + c + least:]
+    t = np.searchsorted(istart, i, side="right") - 1
+    rad = tarr[t] // c
+    local = i - istart[t]
+    block = local // (least * rad)
+    local -= block * least * rad
+    q = local // rad
+    return toff[t] + block * tarr[t] + num[2 + c + q] * rad + local - q * rad
+
+
 @njit(cache=True, nogil=True)
 def orbit(ctx, h, scratch):
     """How many distinct images h has under the board's symmetries."""
@@ -536,7 +572,8 @@ class BaghChal(Game):
         keys = np.array(self.tier_keys, dtype=np.int64).reshape(nt, 3)
         self.tier_offsets = toff
         self.ctx = (self.hash.nb, gcombo, nbr, beyond, params, toff,
-                    keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy(), tarr, tid)
+                    keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy(), tarr, tid,
+                    self._numbering(tarr))
         self.hash_size = int(toff[-1])
         on_board = min(G, cells - T)
         self.max_children = max(cells, 8 * max(T, on_board))
@@ -546,6 +583,18 @@ class BaghChal(Game):
         board = np.full(cells, EMPTY, dtype=np.int8)
         board[tiger_corners(n, T)] = TIGER
         self.start = int(_encode(self.ctx, board, GOATS_TURN, 0, 0))
+
+    def _numbering(self, tarr: np.ndarray) -> np.ndarray:
+        """`canonical_index`'s table: the tiger sets that are least of their images under
+        the board's symmetries (size 5: 1,651 of 12,650), then each tier's first index."""
+        group = [s for s in range(8) if self.symmetries >> s & 1]
+        index, rank = least_sets(mask_symmetry_cells(self.size)[group], self.ntigers)
+        istart = np.zeros(len(self.tier_keys) + 1, dtype=np.int64)
+        for t, (_p, _k, side) in enumerate(self.tier_keys):
+            istart[t + 1] = istart[t] + (tarr[t] // index.size * rank.size
+                                         * (2 if side == BOTH else 1))
+        self.canonical_size = int(istart[-1])
+        return np.concatenate([[index.size, rank.size], index, rank, istart]).astype(np.int64)
 
     # -- tiers ----------------------------------------------------------------------
     def tiers(self) -> list[Tier]:

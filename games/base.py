@@ -80,6 +80,19 @@ FUNCTIONS: tuple[Function, ...] = (
              False, "parents in canonical form, repeats allowed"),
     Function("parents_in_tier_canonical", "ctx, h, out, scratch", False,
              ("canonical", "parents_in_tier"), False, "parents_in_tier in canonical form"),
+    Function("canonical_index", "ctx, h", False, ("canonical", "canonical_slot"), False,
+             "the place of canonical h in the game's own numbering of canonical positions, "
+             "increasing with h, gaps allowed, below the game's canonical_size: a compact "
+             "solve then needs no index of canonical slots (solver/kernels/compact.py)"),
+    Function("canonical_slot", "ctx, i", False, ("canonical_index",), False,
+             "the hash at index i of canonical_index's numbering"),
+    Function("children_indexed", "ctx, i, out, moves, scratch", False,
+             ("canonical_index",), False,
+             "children of the position at index i, each as its canonical index, repeats "
+             "allowed (spares a compact solve the slot and block search of every child)"),
+    Function("parents_indexed", "ctx, i, out, scratch", False, ("canonical_index", "parents"),
+             False, "parents of the position at index i as canonical indices, repeats "
+             "allowed"),
 )
 FUNCTION_NAMES = tuple(f.name for f in FUNCTIONS)
 # the rules that have a `_canonical` form, in the table's order
@@ -237,6 +250,8 @@ class Game:
             if not hasattr(self, "max_parents"):
                 self.max_parents = self.max_children
             ints["max_parents"] = 1
+        if hasattr(_module(self.module), "canonical_index"):
+            ints["canonical_size"] = 1
         for attr, low in ints.items():
             v = getattr(self, attr, None)
             need(isinstance(v, numbers.Integral) and not isinstance(v, bool),
@@ -300,6 +315,7 @@ class Game:
     # -- optional capabilities --------------------------------------------------------
     max_parents: int  # with un-moves: the most parents a position can have (default
     #                   max_children), the size of the solvers' parent buffer
+    canonical_size: int  # with canonical_index: the indices of its numbering, gaps and all
 
     @_classproperty
     def has_parents(cls) -> bool:

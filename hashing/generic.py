@@ -399,12 +399,9 @@ def arrangement_rank(ctx, m0, m1, r0, r1):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _rank_packed(meta, binom, combo_index, combo_radix, combo_offset, xm, om, turn):
-    """rank of a board of two or three types given as type 0's cell mask `xm` and type
-    1's mask `om` packed to the cells type 0 left (bit j: the j-th such cell): each mask's
-    colex rank summed a byte per lookup, at the row of the mask's bits below the byte.
-    Takes the context's arrays, not the tuple: unpacking a tuple of arrays in an inlined
-    function costs reference counts at each use."""
+def _colex_pair(meta, xm, om):
+    """(colex rank of mask xm, of mask om), a byte per lookup at the row of the mask's
+    bits below the byte."""
     n = meta[0]
     r0 = np.int64(0)
     r1 = np.int64(0)
@@ -415,6 +412,26 @@ def _rank_packed(meta, binom, combo_index, combo_radix, combo_offset, xm, om, tu
         r0 += meta[at + popcount(xm & low) * 256 + ((xm >> (8 * c)) & 255)]
         r1 += meta[at + popcount(om & low) * 256 + ((om >> (8 * c)) & 255)]
         low = (low << 8) | 255
+    return r0, r1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank_parts(ctx, xm, om):
+    """(type 0's colex rank, type 1's among the cells type 0 left) of a three-type board
+    given as masks, as `rank_masks` sums them (hashing/orbits.py numbers type 0's sets)."""
+    meta = ctx[0]
+    return _colex_pair(meta, xm, pext(meta, om, ~xm))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rank_packed(meta, binom, combo_index, combo_radix, combo_offset, xm, om, turn):
+    """rank of a board of two or three types given as type 0's cell mask `xm` and type
+    1's mask `om` packed to the cells type 0 left (bit j: the j-th such cell): each mask's
+    colex rank summed a byte per lookup, at the row of the mask's bits below the byte.
+    Takes the context's arrays, not the tuple: unpacking a tuple of arrays in an inlined
+    function costs reference counts at each use."""
+    n = meta[0]
+    r0, r1 = _colex_pair(meta, xm, om)
     m0 = popcount(xm)
     m1 = popcount(om)
     combo = combo_index[m0 + m1 * (n + 1)]

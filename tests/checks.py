@@ -10,7 +10,6 @@ import pytest
 from reference import WORDS  # noqa: F401  value code -> word, for the test files
 from reference import solve as reference_solve
 
-from solver.kernels.compact import select_all
 from solver.methods.solve import applicable_methods, solve
 from solver.storage.database import Database
 from solver.use.api import Solved
@@ -43,7 +42,7 @@ def slot_arrays(db) -> tuple[np.ndarray, np.ndarray]:
         return value, rem
     assert value.size == db.index.count < db.game.hash_size
     slots = np.empty(value.size, np.int64)
-    select_all(*db.index.arrays(), np.arange(value.size, dtype=np.int64), slots)
+    db.index.select_all(np.arange(value.size, dtype=np.int64), slots)
     out = np.zeros(db.game.hash_size, value.dtype), np.zeros(db.game.hash_size, rem.dtype)
     out[0][slots], out[1][slots] = value, rem
     return out

@@ -506,3 +506,32 @@ def test_reduced_solve_answers_every_position(variant, method, plain_solves, tmp
     for h in random.Random(2).sample(reached.tolist(), min(2000, reached.size)):
         assert reduced.lookup(h) == plain.lookup(h), BaghChal(**variant).to_string(h)
     assert reduced.query() == plain.query()
+
+
+@njit
+def _numbering_of_canonical(canonical, index, slot, ctx, n, scratch):
+    """(canonical slots, their indices, the slots the indices give back) of hashes 0..n-1."""
+    hs, ix, back = [], [], []
+    for h in range(n):
+        if canonical(ctx, h, scratch) == h:
+            i = index(ctx, h)
+            hs.append(h)
+            ix.append(i)
+            back.append(slot(ctx, i))
+    return np.array(hs), np.array(ix), np.array(back)
+
+
+@pytest.mark.parametrize("size,canonical", [(3, 1428), (4, 1_871_316)])
+def test_the_numbering_of_canonical_positions_is_exact(size, canonical):
+    """games/baghchal.py numbers canonical positions by least tiger sets
+    (hashing/orbits.py): every canonical slot, found by `canonical` alone, has an index in
+    hash order below canonical_size that canonical_slot gives back."""
+    game = BaghChal(size=size)
+    mod = importlib.import_module(game.module)
+    hs, ix, back = _numbering_of_canonical(mod.canonical, mod.canonical_index,
+                                           mod.canonical_slot, game.ctx, game.hash_size,
+                                           np.zeros(game.scratch_size, np.int8))
+    assert hs.size == canonical and np.array_equal(back, hs)
+    assert np.all(np.diff(ix) > 0) and ix[0] >= 0 and ix[-1] < game.canonical_size
+    if size == 4:  # gaps: tiger sets with symmetries of their own (size 3: the one tiger)
+        assert game.canonical_size == 2_358_280

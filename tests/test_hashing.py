@@ -321,3 +321,26 @@ def test_pext_pdep(ncells):
     ms[:100] = full
     ms[100:200] = 0
     assert _bits_mismatches(meta, xs, ms) == 0
+
+
+@pytest.mark.parametrize("men", [3, 6])
+def test_least_sets_are_the_orbit_minimal_sets(men):
+    """hashing/orbits.py against a brute force over every k-set: the sets that no
+    symmetry maps to a smaller mask, in colex (numeric) order, and the index inverts it."""
+    from games.morris import board_symmetries
+    from hashing.orbits import least_sets
+
+    where = board_symmetries(men)
+    n = where.shape[1]
+    for k in range(n + 1 if men == 3 else 7):
+        masks = sorted(sum(1 << p for p in c) for c in itertools.combinations(range(n), k))
+
+        def image(m, s):
+            return sum(1 << int(where[s, p]) for p in range(n) if m >> p & 1)
+
+        want = [r for r, m in enumerate(masks)
+                if all(image(m, s) >= m for s in range(where.shape[0]))]
+        index, rank = least_sets(where, k)
+        assert rank.tolist() == want
+        assert index[rank].tolist() == list(range(len(want)))
+        assert int((index >= 0).sum()) == len(want)

@@ -256,7 +256,48 @@ def run_checks(game: Game, samples: int = 2000, seed: int = 0) -> list[Check]:
             checks.append(_check_parents_in_tier(game, rules, reach, tier_of))
     if hasattr(rules.mod, "canonical"):
         checks.append(_check_symmetry(game, rules, reach))
+    if hasattr(rules.mod, "canonical_index"):
+        checks.append(_check_numbering(game, rules, reach))
     return checks
+
+
+def _check_numbering(game: Game, rules: _Rules, reach: list[int]) -> Check:
+    """The game's own numbering of canonical positions (a compact solve runs on it,
+    solver/kernels/compact.py): one index per canonical position, increasing with its hash,
+    inside canonical_size, and the `_indexed` rules agree with the canonical ones."""
+    mod, ctx, scratch = rules.mod, game.ctx, rules.scratch
+    check = Check("numbering", "")
+    size = int(game.canonical_size)
+
+    def index(h):
+        return int(mod.canonical_index(ctx, int(mod.canonical(ctx, h, scratch))))
+
+    canon = sorted({int(mod.canonical(ctx, h, scratch)) for h in reach})
+    at = [int(mod.canonical_index(ctx, c)) for c in canon]
+    for c, i in zip(canon, at, strict=True):
+        if not 0 <= i < size or int(mod.canonical_slot(ctx, i)) != c:
+            check.fail(f"'{shorten(game.to_string(c))}': index {i} is outside "
+                       f"0..{size - 1} or canonical_slot does not give it back")
+    if any(b <= a for a, b in zip(at, at[1:], strict=False)):
+        check.fail("canonical_index does not increase with the hash")
+    out, codes = rules.out, rules.codes
+    for c, i in zip(canon, at, strict=True):
+        if rules.primitive(c) == 0 and hasattr(mod, "children_indexed"):
+            n = int(mod.children_indexed(ctx, i, out, codes, scratch))
+            got = sorted(zip(out[:n].tolist(), codes[:n].tolist(), strict=True))
+            kids, moves = rules.children(c)
+            if got != sorted(zip((index(x) for x in kids), moves, strict=True)):
+                check.fail(f"'{shorten(game.to_string(c))}': children_indexed disagrees "
+                           "with the canonical index of each child")
+        if hasattr(mod, "parents_indexed"):
+            n = int(mod.parents_indexed(ctx, i, out, scratch))
+            got = set(out[:n].tolist())
+            if got != {index(p) for p in rules.parents(c, "parents")}:
+                check.fail(f"'{shorten(game.to_string(c))}': parents_indexed disagrees "
+                           "with the canonical index of each parent")
+    check.what = (f"{len(canon):,} canonical positions: each at its own index below "
+                  f"{size:,}, in hash order; the _indexed rules agree")
+    return check
 
 
 def _check_symmetry(game: Game, rules: _Rules, reach: list[int]) -> Check:

@@ -65,8 +65,13 @@ def canonical_shares(game: Game, tiers) -> list[float]:
     elsewhere (the solve counts them all)."""
     import numpy as np
 
-    from solver.kernels.compact import count_canonical
+    from solver.kernels.compact import count_canonical, numbering
+    from solver.kernels.direct import DirectNumbering
 
+    index = numbering(game) if hasattr(game, "canonical_size") else None
+    if isinstance(index, DirectNumbering):  # the game's own numbering: exact, and free
+        return [(index.rank(t.stop) - index.rank(t.start)) / t.size if t.size else 0.0
+                for t in tiers]
     rng = np.random.default_rng(game.hash_size % (1 << 32))
     out = []
     for t in tiers:
@@ -107,7 +112,9 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         if ws > largest:
             largest, at = ws, i
     stored = [round(t.size * x) for t, x in zip(tiers, share, strict=True)]
-    index = CanonicalIndex.nbytes_for(game.hash_size, sum(stored)) if game.symmetry else 0
+    index = 0
+    if game.symmetry and not hasattr(game, "canonical_size"):  # else the game's numbering
+        index = CanonicalIndex.nbytes_for(game.hash_size, sum(stored))
     worker = BASE + largest + index
     from solver.methods import estimate
     from solver.methods.registry import applicable_methods
@@ -132,6 +139,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "symmetry": bool(game.symmetry),
         "stored_positions": int(sum(stored)), "largest_tier_stored": int(max(stored)),
         "index_bytes": int(index),
+        "numbered": bool(game.symmetry and hasattr(game, "canonical_size")),
         "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
         "worker_memory_bytes": int(worker),
         "disk_bytes": int(est.disk), "seconds": round(est.seconds, 1),
@@ -165,9 +173,11 @@ def describe(p: dict) -> str:
     rows = [
         ("tiers", f"{p['tiers']:,} ({p['loopy_tiers']:,} loopy)"),
         ("hash slots", f"{p['hash_slots']:,} (largest tier {p['largest_tier']:,})"),
-        *([("stored", f"{p['stored_positions']:,} canonical positions, sampled (largest "
-                      f"tier {p['largest_tier_stored']:,}); their index "
-                      f"{human(p['index_bytes'])} in every worker")]
+        *([("stored", f"{p['stored_positions']:,} canonical positions, "
+                      + ("numbered by the game (largest tier "
+                         f"{p['largest_tier_stored']:,}), no index" if p["numbered"] else
+                         f"sampled (largest tier {p['largest_tier_stored']:,}); their index "
+                         f"{human(p['index_bytes'])} in every worker"))]
           if p.get("symmetry") else []),
         ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']}); "
                          f"a worker needs {human(p['worker_memory_bytes'])}"),

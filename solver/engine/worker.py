@@ -431,7 +431,7 @@ def _numbered(game: Game, store: str) -> Game:
         from solver.storage.index import stored_index
         from solver.storage.stores import open_group
 
-        index = stored_index(open_group(store, "r"), game.hash_size)
+        index = stored_index(open_group(store, "r"), game)
         _numbering[key] = game if index is None else view(game, index)
     return _numbering[key]
 

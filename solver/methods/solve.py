@@ -253,7 +253,7 @@ def numbered(game: Game, partial=None) -> Game:
         from solver.storage.index import stored_index
 
         try:
-            index = stored_index(stores.open_group(partial, "r"), game.hash_size)
+            index = stored_index(stores.open_group(partial, "r"), game)
             if index is not None:
                 return view(game, index)
         except Exception:  # damaged or foreign: the solve judges the store itself

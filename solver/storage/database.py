@@ -276,9 +276,10 @@ class Database:
                 f"database at {path} holds variant {attrs.get('variant')}, not {game.variant}")
         self.index = None  # compact: positions by canonical index (solver/kernels/compact.py)
         self.size = game.hash_size
-        if attrs.get("index") == "canonical" and attrs.get("hash_size") == game.hash_size:
+        if (attrs.get("index") in ("canonical", "direct")
+                and attrs.get("hash_size") == game.hash_size):
             try:
-                self.index = read_index(group, attrs)
+                self.index = read_index(group, attrs, game)
             except Exception as e:
                 raise self.damaged(f"its index does not read ({type(e).__name__}: {e})"
                                    ) from None

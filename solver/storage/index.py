@@ -1,9 +1,11 @@
 """The index of a compact database: which hash slots it stores, in what order.
 
 A database solved on canonical positions only (solver/kernels/compact.py) stores them at
-consecutive indices; the bits of the canonical slots are stored beside the arrays (array
-`index`, checksummed like every array, and its digest in the attributes), so a reader
-ranks a position without finding the canonical slots again."""
+consecutive indices. Numbered by the index of canonical slots, the bits are stored beside
+the arrays (array `index`, checksummed like every array, and its digest in the
+attributes), so a reader ranks a position without finding the canonical slots again;
+numbered by the game's own numbering (attribute index = "direct"), nothing is stored but
+the numbering's digest, which a reader compares with the game's."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ def numbering(game: Game) -> dict:
     index = getattr(game, "compact_index", None)
     if index is None:
         return {"hash_size": int(game.hash_size)}
-    return {"hash_size": int(index.slots), "index": "canonical", "stored": int(index.count),
+    return {"hash_size": int(index.slots), "index": index.kind, "stored": int(index.count),
             "index_digest": index.digest()}
 
 
@@ -29,30 +31,39 @@ def write_index(group, game: Game, create_array) -> None:
     """Store the canonical slots of a compact game beside its arrays (readers rank with
     them instead of finding the canonical slots again); `create_array` as database.py's."""
     index = getattr(game, "compact_index", None)
-    if index is not None:
+    if index is not None and index.kind == "canonical":
         create_array(group, INDEX, index.words.shape, np.uint64, chunk=1 << 17,
                      overwrite=True)[:] = index.words
 
 
-def read_index(group, attrs: dict):
-    """The CanonicalIndex stored in `group` (attributes `attrs`); ValueError when it is
-    missing or is not the one recorded."""
+def read_index(group, attrs: dict, game: Game):
+    """The numbering of a compact store `group` (attributes `attrs`) of `game`: its stored
+    CanonicalIndex, or the game's DirectNumbering; ValueError when it is missing or is not
+    the one recorded."""
     from solver.kernels.compact import CanonicalIndex
+    from solver.kernels.direct import DirectNumbering
 
-    index = CanonicalIndex(group[INDEX][:], int(attrs["hash_size"]))
+    if attrs.get("index") == "direct":
+        if not hasattr(game, "canonical_size"):
+            raise ValueError(f"{game.name} no longer numbers its canonical positions")
+        index = DirectNumbering(getattr(game, "plain", game))
+        what = "its numbering of canonical positions is not the game's"
+    else:
+        index = CanonicalIndex(group[INDEX][:], int(attrs["hash_size"]))
+        what = "its index of canonical positions is not the one recorded"
     if index.digest() != attrs.get("index_digest") or index.count != attrs.get("stored"):
-        raise ValueError("its index of canonical positions is not the one recorded")
+        raise ValueError(what)
     return index
 
 
-
-def stored_index(group, hash_size: int):
-    """The index a store holds for a game of `hash_size` slots, None when it holds none
-    (a per-slot store); ValueError when it is damaged."""
+def stored_index(group, game: Game):
+    """The numbering a store holds for `game`, None when it holds none (a per-slot store);
+    ValueError when it is damaged."""
     attrs = dict(group.attrs)
-    if attrs.get("index") != "canonical" or attrs.get("hash_size") != hash_size:
+    if (attrs.get("index") not in ("canonical", "direct")
+            or attrs.get("hash_size") != game.hash_size):
         return None
-    return read_index(group, attrs)
+    return read_index(group, attrs, game)
 
 
 def numbered_game(game: Game, symmetric: bool, index) -> Game:
