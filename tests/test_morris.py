@@ -574,3 +574,17 @@ def test_a_database_of_another_numbering_is_a_one_line_error(tmp_path, capsys):
     assert main(["query", "morris", "--db", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "numbering" in err[0] and "damaged" in err[0]
+
+
+def test_a_numbered_symmetric_solve_is_planned_on_its_compact_tasks():
+    """The memory a solve with symmetry is planned to hold (and refused for) is that of
+    the tasks it will run: on the game's own numbering, canonical positions only."""
+    from solver.engine.plan import BASE, plan
+    from solver.kernels.compact import view
+    from solver.methods.estimate import tier_memory
+
+    game = apply(get_game("morris", "men=6"), True)
+    budget = 1 << 30
+    compact = plan(view(game), budget - BASE).largest + BASE
+    assert tier_memory(game, budget) == compact
+    assert compact < tier_memory(get_game("morris", "men=6"), budget)

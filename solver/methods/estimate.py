@@ -112,6 +112,10 @@ def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
     (its largest task per worker, and each process's base)."""
     from solver.engine.plan import BASE, plan
 
+    if game.symmetry and hasattr(game, "canonical_size"):  # its own numbering, no index:
+        from solver.kernels.compact import view  # the tasks the compact solve will run
+
+        game = view(game)
     n = max(1, workers)
     p = plan(game, max(1, (budget - BASE * n) // n))
     return p.largest * n + BASE * n
