@@ -22,6 +22,7 @@ from games.base import Game, GsolveError
 from solver.engine.plan import BASE, bytes_per_slot, check_tiers
 from solver.engine.worker import block_bytes
 from solver.kernels.compact import CanonicalIndex
+from solver.kernels.direct import numbers_itself
 from solver.storage.database import CHUNK, default_root
 
 GIB = 1 << 30
@@ -65,11 +66,11 @@ def canonical_shares(game: Game, tiers) -> list[float]:
     elsewhere (the solve counts them all)."""
     import numpy as np
 
-    from solver.kernels.compact import count_canonical, numbering
+    from solver.kernels.compact import count_canonical
     from solver.kernels.direct import DirectNumbering
 
-    index = numbering(game) if hasattr(game, "canonical_size") else None
-    if isinstance(index, DirectNumbering):  # the game's own numbering: exact, and free
+    if numbers_itself(game):  # the game's own numbering: exact, and free
+        index = DirectNumbering(game)
         return [(index.rank(t.stop) - index.rank(t.start)) / t.size if t.size else 0.0
                 for t in tiers]
     rng = np.random.default_rng(game.hash_size % (1 << 32))
@@ -112,8 +113,9 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         if ws > largest:
             largest, at = ws, i
     stored = [round(t.size * x) for t, x in zip(tiers, share, strict=True)]
+    numbered = bool(game.symmetry) and numbers_itself(game)  # no index held then
     index = 0
-    if game.symmetry and not hasattr(game, "canonical_size"):  # else the game's numbering
+    if game.symmetry and not numbered:
         index = CanonicalIndex.nbytes_for(game.hash_size, sum(stored))
     worker = BASE + largest + index
     from solver.methods import estimate
@@ -139,7 +141,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "symmetry": bool(game.symmetry),
         "stored_positions": int(sum(stored)), "largest_tier_stored": int(max(stored)),
         "index_bytes": int(index),
-        "numbered": bool(game.symmetry and hasattr(game, "canonical_size")),
+        "numbered": numbered,
         "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
         "worker_memory_bytes": int(worker),
         "disk_bytes": int(est.disk), "seconds": round(est.seconds, 1),

@@ -35,7 +35,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from games.base import Game, Tier, game_functions
-from solver.kernels.direct import DirectNumbering
+from solver.kernels.direct import DirectNumbering, numbers_itself
 
 BLOCK = 512  # slots per rank-directory entry (8 words)
 SAMPLE = 512  # indices per select-directory entry
@@ -194,11 +194,7 @@ class CanonicalIndex:
 def numbering(game: Game):
     """How a compact solve numbers `game`'s canonical positions: the game's own numbering
     when its module has one, else the index of canonical slots (`build`)."""
-    import importlib
-
-    if hasattr(importlib.import_module(type(game).module), "canonical_index"):
-        return DirectNumbering(game)
-    return build(game)
+    return DirectNumbering(game) if numbers_itself(game) else build(game)
 
 
 def build(game: Game) -> CanonicalIndex:
@@ -321,7 +317,8 @@ def _ranks(cctx, out, n):
     return n
 '''
 
-_DIRECT = '''from {module} import canonical_index, canonical_slot
+_DIRECT = '''from solver.kernels.retrograde import add_distinct  # noqa: F401
+from {module} import canonical_index, canonical_slot
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -363,17 +360,9 @@ _UNMOVES_INDEXED = '''
 @njit(cache=True, nogil=True)
 def {name}(cctx, i, out, scratch):
     """Distinct, as the contract asks (the game's indexed parents may repeat)."""
-    n = _{name}(cctx[0], i, out, scratch)
     m = 0
-    for j in range(n):
-        new = True
-        for t in range(m):
-            if out[t] == out[j]:
-                new = False
-                break
-        if new:
-            out[m] = out[j]
-            m += 1
+    for j in range(_{name}(cctx[0], i, out, scratch)):
+        m = add_distinct(out, m, out[j])
     return m
 '''
 

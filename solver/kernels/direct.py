@@ -16,6 +16,13 @@ from numba import njit
 from games.base import Game
 
 
+def numbers_itself(game: Game) -> bool:
+    """Whether `game`'s module numbers its canonical positions (`canonical_index`)."""
+    import importlib
+
+    return hasattr(importlib.import_module(type(game).module), "canonical_index")
+
+
 class DirectNumbering:
     """A game's own numbering of its canonical positions (`canonical_index` and
     `canonical_slot` in its module, games/base.py; e.g. games/morris.py by least White

@@ -111,9 +111,10 @@ def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
     """Bytes a tiered solve holds, as the tier manager plans its tasks within `budget`
     (its largest task per worker, and each process's base)."""
     from solver.engine.plan import BASE, plan
+    from solver.kernels.direct import numbers_itself
 
-    if game.symmetry and hasattr(game, "canonical_size"):  # its own numbering, no index:
-        from solver.kernels.compact import view  # the tasks the compact solve will run
+    if game.symmetry and numbers_itself(game):  # its own numbering, no index: the tasks
+        from solver.kernels.compact import view  # the compact solve will run
 
         game = view(game)
     n = max(1, workers)

@@ -34,7 +34,7 @@ import numpy as np
 from games.base import Game, GsolveError
 from solver import __version__  # the version: not importlib.metadata (15 ms)
 from solver.storage import stores
-from solver.storage.index import numbered_game, numbering, read_index, write_index
+from solver.storage.index import KINDS, numbered_game, numbering, read_index, write_index
 from solver.storage.stores import Location
 
 # 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
@@ -276,8 +276,7 @@ class Database:
                 f"database at {path} holds variant {attrs.get('variant')}, not {game.variant}")
         self.index = None  # compact: positions by canonical index (solver/kernels/compact.py)
         self.size = game.hash_size
-        if (attrs.get("index") in ("canonical", "direct")
-                and attrs.get("hash_size") == game.hash_size):
+        if attrs.get("index") in KINDS and attrs.get("hash_size") == game.hash_size:
             try:
                 self.index = read_index(group, attrs, game)
             except Exception as e:

@@ -14,6 +14,7 @@ import numpy as np
 from games.base import Game
 
 INDEX = "index"  # the canonical slots of a compact database (solver/kernels/compact.py)
+KINDS = ("canonical", "direct")  # attribute `index`: stored bits, or the game's numbering
 
 
 def numbering(game: Game) -> dict:
@@ -41,10 +42,10 @@ def read_index(group, attrs: dict, game: Game):
     CanonicalIndex, or the game's DirectNumbering; ValueError when it is missing or is not
     the one recorded."""
     from solver.kernels.compact import CanonicalIndex
-    from solver.kernels.direct import DirectNumbering
+    from solver.kernels.direct import DirectNumbering, numbers_itself
 
     if attrs.get("index") == "direct":
-        if not hasattr(game, "canonical_size"):
+        if not numbers_itself(game):
             raise ValueError(f"{game.name} no longer numbers its canonical positions")
         index = DirectNumbering(getattr(game, "plain", game))
         what = "its numbering of canonical positions is not the game's"
@@ -60,8 +61,7 @@ def stored_index(group, game: Game):
     """The numbering a store holds for `game`, None when it holds none (a per-slot store);
     ValueError when it is damaged."""
     attrs = dict(group.attrs)
-    if (attrs.get("index") not in ("canonical", "direct")
-            or attrs.get("hash_size") != game.hash_size):
+    if attrs.get("index") not in KINDS or attrs.get("hash_size") != game.hash_size:
         return None
     return read_index(group, attrs, game)
 
