@@ -36,6 +36,12 @@ SCENARIOS = {
     # compact, numbered by the game (games/baghchal.py canonical_index)
     "baghchal-4x4-symmetry": (["baghchal", "-V", "size=4", "--symmetry"], "retrograde",
                               1 << 16, 1 << 16),
+    # every loopy tier in the lean worker (solver/engine/lean.py), and every task's store
+    # written a chunk at a time, as a task past its memory writes
+    "morris-6-symmetry-lean": (["morris", "-V", "men=6", "--symmetry"], "retrograde",
+                               1 << 14, 1 << 16, {"FAULTS_LEAN": "1"}),
+    "quixo-3x3-lean": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
+                       {"FAULTS_LEAN": "1"}),
 }
 KINDS = ("write:{n}:ENOSPC", "rename:{n}:EIO", "kill-write:{n}", "kill-rename:{n}")
 
@@ -49,9 +55,10 @@ class Outcome:
 
 
 def gsolve(args: list[str], db: str, chunk: int, task: int, fault: str = "",
-           counts: str = "", timeout: float = 300, signal_after: tuple | None = None):
+           counts: str = "", timeout: float = 300, signal_after: tuple | None = None,
+           env_extra: dict | None = None):
     """Run a solve in a fresh process with small chunks and tasks; (exit status, stderr)."""
-    env = dict(os.environ, GSOLVE_FAULT=fault, FAULTS_COUNT_FILE=counts)
+    env = dict(os.environ, GSOLVE_FAULT=fault, FAULTS_COUNT_FILE=counts, **(env_extra or {}))
     env.pop("GSOLVE_TIER_PAUSE", None)
     cmd = [sys.executable, __file__, "solve", str(chunk), str(task), "--", *args,
            "--method", "tiers", "--quiet", "--db", db]
@@ -108,13 +115,15 @@ def sweep(name: str, points: int, twice: bool = False, timed: int = 0, seed: int
           log=print) -> list[Outcome]:
     """Break the scenario at `points` points of each kind (and `timed` random SIGKILLs and
     SIGTERMs), resume each, and judge every resume."""
-    game_args, method, chunk, task = SCENARIOS[name]
+    game_args, method, chunk, task, *extra = SCENARIOS[name]
+    env_extra = extra[0] if extra else {}
     work = tempfile.mkdtemp(prefix=f"gsolve-faults-{name}-")
     try:
         ref = reference(game_args, method, os.path.join(work, "ref"))
         counts = os.path.join(work, "counts.json")
         t0 = time.perf_counter()
-        code, err = gsolve(game_args, os.path.join(work, "clean"), chunk, task, counts=counts)
+        code, err = gsolve(game_args, os.path.join(work, "clean"), chunk, task, counts=counts,
+                           env_extra=env_extra)
         clean_seconds = time.perf_counter() - t0
         verdict = judge(code, err, game_args, os.path.join(work, "clean"), ref)
         if verdict != "identical":
@@ -135,14 +144,15 @@ def sweep(name: str, points: int, twice: bool = False, timed: int = 0, seed: int
         for fault, timer in faults:
             db = os.path.join(work, "db")
             shutil.rmtree(db, ignore_errors=True)
-            broke, err = gsolve(game_args, db, chunk, task, fault=fault, signal_after=timer)
+            broke, err = gsolve(game_args, db, chunk, task, fault=fault, signal_after=timer,
+                                env_extra=env_extra)
             label = fault or f"{signal.Signals(timer[0]).name} after {timer[1]:.2f} s"
             if twice and fault:  # a second fault, earlier in the resumed run
                 again = fault.replace(f":{fault.split(':')[1]}",
                                       f":{max(1, int(fault.split(':')[1]) // 2)}", 1)
-                gsolve(game_args, db, chunk, task, fault=again)
+                gsolve(game_args, db, chunk, task, fault=again, env_extra=env_extra)
                 label += f" then {again}"
-            code, err = gsolve(game_args, db, chunk, task)
+            code, err = gsolve(game_args, db, chunk, task, env_extra=env_extra)
             outcome = Outcome(label, broke, code, judge(code, err, game_args, db, ref))
             log(f"{name:24} {outcome.fault:40} broke {outcome.broke:4}  resume "
                 f"{outcome.resumed:3}  {outcome.verdict}")
@@ -162,6 +172,11 @@ def _solve(argv: list[str]) -> None:
 
     database.CHUNK = chunk
     plan.MAX_TASK = plan.MIN_TASK = task
+    if os.environ.get("FAULTS_LEAN"):  # a window past any limit: the lean worker
+        from solver.engine import worker
+
+        worker.slot_bytes = lambda game: 1 << 40
+        worker.WRITE = chunk
     chunkio.FAULT = chunkio.FAULT or "count"  # counts its steps (no fault named "count")
     code = main(argv[argv.index("--") + 1:])
     where = os.environ.get("FAULTS_COUNT_FILE")

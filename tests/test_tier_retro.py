@@ -8,14 +8,17 @@ import pytest
 import ref_quickchess
 import ref_teeko
 import reference
-from checks import assert_matches_reference
+from checks import arrays, assert_matches_reference
 
 from games import get_game
-from games.base import Tier
+from games.base import GsolveError, Tier
 from games.hanoi import Hanoi
-from solver.engine import loopy, worker
+from solver.engine import lean, loopy, manager, worker
+from solver.engine.plan import BASE, plan, task_bytes
 from solver.kernels.codegen import kernels
+from solver.kernels.compact import view
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
+from solver.kernels.symmetry import apply
 from solver.methods import tiers
 from solver.methods.solve import solve
 
@@ -27,20 +30,20 @@ class LoopyHanoi(Hanoi):
         return [Tier("all", 0, self.hash_size, (0,))]
 
 
-def _sweeps(game, win, seg, lo, hi, obase, bad):
+def _sweeps(game, win, seg, lo, hi, obase, bad, lean=False):
     k = kernels(game.module, worker.TEMPLATE)
     loopy.sweeps(k, game, win, seg, lo, hi, obase, bad)
 
 
-def _retro_and_sweeps(game, monkeypatch):
-    """Records of a tiers solve with the retrograde, then with the sweeps; and how many
-    loopy tiers the retrograde solved."""
+def _retro_and_sweeps(game, monkeypatch, lean=False):
+    """Records of a tiers solve with the retrograde (the lean worker when `lean`), then
+    with the sweeps; and how many loopy tiers the retrograde solved."""
     calls = []
     retro = loopy.retrograde
 
     def counted(*args):
         calls.append(args[3:5])
-        retro(*args)
+        retro(*args[:7], lean)
 
     monkeypatch.setattr(loopy, "retrograde", counted)
     a = tiers.solve(game)
@@ -63,25 +66,34 @@ def threads(request, monkeypatch):
     monkeypatch.setenv("GSOLVE_THREADS", request.param)
     if request.param != "1":
         monkeypatch.setattr(loopy, "SPLIT", 1)
+        monkeypatch.setattr(lean, "SPLIT", 1)
+    return request.param
+
+
+@pytest.fixture(params=[False, True], ids=["fast", "lean"])
+def worker_kind(request):
+    """The fast retrograde (sorted events, a frontier queue) or the lean one (levels
+    found by scanning the tier: solver/engine/lean.py)."""
     return request.param
 
 
 @pytest.mark.parametrize("name,variant", CASES, ids=[f"{n}-{v}" for n, v in CASES])
-def test_retrograde_writes_the_bytes_of_the_sweeps(name, variant, threads, monkeypatch):
+def test_retrograde_writes_the_bytes_of_the_sweeps(name, variant, threads, worker_kind,
+                                                   monkeypatch):
     game = get_game(name, variant)
     assert game.has_parents
-    a, b, loopy = _retro_and_sweeps(game, monkeypatch)
+    a, b, loopy = _retro_and_sweeps(game, monkeypatch, worker_kind)
     assert loopy > 0
     values = np.bincount(a & VALUE_MASK, minlength=8)
     assert values[WIN] and values[LOSE]
     assert np.array_equal(a, b)
 
 
-def test_ties_spread_inside_a_tier(threads, monkeypatch):
+def test_ties_spread_inside_a_tier(threads, worker_kind, monkeypatch):
     """Quick chess: TIE positions decided by a tie child of their own loopy tier (the
     retrograde's parent walk, not only its events from other tiers), as the sweeps do."""
     game = get_game("quickchess", "pieces=KRkb,width=3,height=4")
-    a, b, _ = _retro_and_sweeps(game, monkeypatch)
+    a, b, _ = _retro_and_sweeps(game, monkeypatch, worker_kind)
     assert np.array_equal(a, b)
     loopy = [t for i, t in enumerate(game.tiers()) if i in t.children]
     inside = 0
@@ -94,11 +106,11 @@ def test_ties_spread_inside_a_tier(threads, monkeypatch):
     assert inside > 0
 
 
-def test_loopy_tiered_puzzle(threads, monkeypatch, tmp_path):
+def test_loopy_tiered_puzzle(threads, worker_kind, monkeypatch, tmp_path):
     """A puzzle's loopy tier spreads WIN from the goal: Hanoi's 2^n - 1 and every
     position's distance, against the sweeps and the reference."""
     game = LoopyHanoi(disks=4, pegs=3)
-    a, b, loopy = _retro_and_sweeps(game, monkeypatch)
+    a, b, loopy = _retro_and_sweeps(game, monkeypatch, worker_kind)
     assert loopy == 1 and np.array_equal(a, b)
     solve(game, "tiers", root=tmp_path)
     assert_matches_reference(game, tmp_path, reference.solve(reference.Hanoi(4, 3)))
@@ -121,3 +133,48 @@ def test_counters_are_in_the_memory_estimate():
     with_parents = get_game("quixo", "size=3")
     assert loopy.retro_bytes(with_parents) >= 1 + 2 + 4 + 4
     assert loopy.retro_bytes(get_game("topitop", "")) == 0  # loopy, no un-moves
+
+
+def test_a_tier_past_the_memory_runs_lean_to_the_same_bytes(tmp_path, monkeypatch):
+    """A task whose loopy tier passes its memory at full speed is solved by the lean
+    worker, not refused, and writes what the full-speed solve writes."""
+    game = get_game("teeko", "")
+    solve(game, "tiers", root=tmp_path / "fast")
+    (lo, hi, kids), = [(t.start, t.stop, sum(game.tiers()[c].size for c in t.children
+                                              if c != i))
+                       for i, t in enumerate(game.tiers()) if i in t.children]
+    fast = worker.slot_bytes(game) * (hi - lo + kids)
+    least = worker.lean_bytes(game, hi - lo, kids)
+    limit = (fast + least) // 2
+    assert least < limit < fast
+    runs = []
+    real = loopy.lean_propagate
+
+    def counted(*args):
+        runs.append(args[5:7])
+        real(*args)
+
+    monkeypatch.setattr(loopy, "lean_propagate", counted)
+    solve(game, "tiers", root=tmp_path / "lean", memory=BASE + limit)
+    assert (lo, hi) in runs
+    for x, y in zip(arrays(game, tmp_path / "fast"), arrays(game, tmp_path / "lean"),
+                    strict=True):
+        assert np.array_equal(x, y)
+    with pytest.raises(GsolveError, match="more than the --memory budget"):  # up front
+        solve(game, "tiers", root=tmp_path / "less", memory=BASE + least // 2)
+
+
+def test_nine_mens_morris_with_symmetry_plans_within_a_16_gib_worker():
+    """Nine's largest loopy tier (1.2 G canonical positions) is one task: the plan holds
+    it, lean, in a 16 GiB worker, where at full speed it would need 50 GiB and more."""
+    game = view(apply(get_game("morris", "men=9"), True))
+    budget = 16 << 30
+    p = plan(game, budget - BASE)
+    assert p.largest + BASE <= budget
+    big = max((i for i, t in enumerate(p.tiers) if i in t.children),
+              key=lambda i: p.tiers[i].size)
+    assert p.tiers[big].label == "move W8 B8" and p.tiers[big].size > 1_200_000_000
+    task, = [t for t in p.tasks if any(x == big for x, *_ in t.pieces)]
+    kids = sum(e - s for s, e in task.segments) - task.size
+    assert task_bytes(game, task.size, kids, p.slot_bytes) > 50 << 30
+    manager.check_budget(game, p, budget, 0)  # not refused

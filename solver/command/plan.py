@@ -19,8 +19,7 @@ import os
 from pathlib import Path
 
 from games.base import Game, GsolveError
-from solver.engine.plan import BASE, bytes_per_slot, check_tiers
-from solver.engine.worker import block_bytes
+from solver.engine.plan import BASE, bytes_per_slot, check_tiers, least_task_bytes, task_bytes
 from solver.kernels.compact import CanonicalIndex
 from solver.kernels.direct import numbers_itself
 from solver.storage.database import CHUNK, default_root
@@ -102,22 +101,23 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
     # a loopy tier is never split: the largest of them may be the largest task of all
     by_loop = sorted((i for i, t in enumerate(tiers) if i in t.children),
                      key=lambda i: -tiers[i].size)[:SAMPLES]
-    largest, at = 0, 0
+    largest, least, at = 0, 0, 0
     for i in dict.fromkeys(by_kids + by_size + by_loop):
         t = tiers[i]
         own, far = _sample(game, t)
         if i in t.children:  # a loopy tier is one task: scale the sample to all of it
             own, far = t.size, min(kids[i], far * t.size // max(1, own))
         own, far = round(own * share[i]), round(far * share[i])  # compact: canonical ones
-        ws = max(own + 8 * far + block_bytes(game) * 2, slot * (own + far))
+        ws = task_bytes(game, own, far, slot)
         if ws > largest:
             largest, at = ws, i
+        least = max(least, least_task_bytes(game, own, far, slot))
     stored = [round(t.size * x) for t, x in zip(tiers, share, strict=True)]
     numbered = bool(game.symmetry) and numbers_itself(game)  # no index held then
     index = 0
     if game.symmetry and not numbered:
         index = CanonicalIndex.nbytes_for(game.hash_size, sum(stored))
-    worker = BASE + largest + index
+    worker = BASE + least + index
     from solver.methods import estimate
     from solver.methods.registry import applicable_methods
     from solver.runtime.parallel import threads
@@ -143,6 +143,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "index_bytes": int(index),
         "numbered": numbered,
         "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
+        "least_task_bytes": int(least),
         "worker_memory_bytes": int(worker),
         "disk_bytes": int(est.disk), "seconds": round(est.seconds, 1),
         "idle_seconds": round(est.idle, 1), "load": round(os.getloadavg()[0], 1),
@@ -181,8 +182,10 @@ def describe(p: dict) -> str:
                          f"sampled (largest tier {p['largest_tier_stored']:,}); their index "
                          f"{human(p['index_bytes'])} in every worker"))]
           if p.get("symmetry") else []),
-        ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']}); "
-                         f"a worker needs {human(p['worker_memory_bytes'])}"),
+        ("largest task", f"{human(p['largest_task_bytes'])} ({p['largest_task_tier']})"
+                         + (f", {human(p['least_task_bytes'])} at the least"
+                            if p["least_task_bytes"] < p["largest_task_bytes"] else "")
+                         + f"; a worker needs {human(p['worker_memory_bytes'])}"),
         ("time", f"{duration(p['seconds'])} on this machine now ({p['threads']} threads, "
                  f"load {p['load']}; {duration(p['idle_seconds'])} with nothing else "
                  f"running), {human(p['memory_bytes'])} memory"),

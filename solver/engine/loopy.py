@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.base import Game, GsolveError
+from games.base import Game
+from solver.engine.lean import SPLIT, event_levels, max_parents, split, too_far
+from solver.engine.lean import propagate as lean_propagate
 from solver.kernels.records import (
     DRAW,
     LOSE,
@@ -18,7 +20,7 @@ from solver.kernels.records import (
     max_record_remoteness,
     record_dtype,
 )
-from solver.runtime.parallel import blocks, run_blocks, run_each, threads
+from solver.runtime.parallel import run_blocks, run_each, threads
 
 
 def sweeps(k, game: Game, win, seg, lo, hi, obase, bad) -> None:
@@ -53,18 +55,21 @@ def sweeps(k, game: Game, win, seg, lo, hi, obase, bad) -> None:
 RETRO = "solver.kernels.tier_retro"
 
 
-def retrograde(game: Game, win, seg, lo, hi, obase, bad) -> None:
+def retrograde(game: Game, win, seg, lo, hi, obase, bad, lean: bool = False) -> None:
     """A loopy tier by retrograde through the game's un-moves (kernels/tier_retro.py): the
     records `sweeps` gives, from one child generation per position and one parent
-    generation per decided one, instead of one child generation per position and sweep."""
+    generation per decided one, instead of one child generation per position and sweep.
+    `lean`: levels found by scanning the tier (engine/lean.py), in `retro_bytes(lean=True)`."""
     from solver.kernels.codegen import kernels
+
+    propagate = lean_propagate if lean else _propagate
 
     k = kernels(game.module, RETRO)
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     m = hi - lo
     evl = np.empty(m, win.dtype)
     limit = max_record_remoteness(win.dtype)
-    mp = max(1, int(getattr(game, "max_parents", mc)))
+    mp = max_parents(game)
     tie = True
     if not game.puzzle:
         cnt = np.empty(m, counter_dtype(game))
@@ -73,7 +78,7 @@ def retrograde(game: Game, win, seg, lo, hi, obase, bad) -> None:
                           0, never, mc, ss)
         if ties < 0:
             raise bad
-        _propagate(k, game, win, cnt, evl, lo, hi, obase, 0, never, limit, mp)
+        propagate(k, game, win, cnt, evl, lo, hi, obase, 0, never, limit, mp)
         del cnt
         tie = ties > 0
     if tie:  # TIE (puzzles: WIN) spreads only from a decided one outside the W/L phase
@@ -82,7 +87,7 @@ def retrograde(game: Game, win, seg, lo, hi, obase, bad) -> None:
         if run_blocks(k.scan_children, (ctx, win, *seg, nocount, evl), lo, hi, lo, hi, obase,
                       target, 255, mc, ss) < 0:
             raise bad
-        _propagate(k, game, win, nocount, evl, lo, hi, obase, target, 255, limit, mp)
+        propagate(k, game, win, nocount, evl, lo, hi, obase, target, 255, limit, mp)
     own = win[lo + obase:hi + obase]
     own[own == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
 
@@ -95,7 +100,7 @@ def warm(game: Game, dtype) -> None:
         return
     k = kernels(game.module, RETRO)
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
-    mp = max(1, int(getattr(game, "max_parents", mc)))
+    mp = max_parents(game)
     win, evl = np.zeros(1, dtype), np.zeros(0, dtype)
     seg = (np.zeros(1, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64))
     order = queue = np.zeros(0, np.uint32)
@@ -110,7 +115,6 @@ def warm(game: Game, dtype) -> None:
 
 
 BATCH = 1 << 14  # frontier entries whose parents the pool gathers at once (int32 each)
-SPLIT = 1 << 16  # a tier this large spreads its propagation's serial steps over the pool
 
 
 def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit,
@@ -132,7 +136,7 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
     buf = np.empty(min(BATCH, hi - lo) * mp, np.int32 if hi - lo < 1 << 31 else np.int64)
     # parents applied by hash range, a range per thread (Quixo: 1.8 of 11 s on 2 threads
     # when one thread applied them all)
-    ranges = _split(0, hi - lo, threads() if hi - lo >= SPLIT else 1)
+    ranges = split(0, hi - lo, threads() if hi - lo >= SPLIT else 1)
     outs = [np.empty(min(buf.size, n_open), index) for _ in ranges] if len(ranges) > 1 else []
     head = tail = level = 0
     while level < top or head < tail:
@@ -147,7 +151,7 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
                 for c in range(a, b, step):
                     got = run_each(k.apply_events, [
                         (win, cnt, order, x, y, out, level, lo, obase, target, never)
-                        for out, (x, y) in zip(outs, _split(c, min(b, c + step), len(outs)),
+                        for out, (x, y) in zip(outs, split(c, min(b, c + step), len(outs)),
                                                strict=True)])
                     tail = _append(queue, tail, outs, got)
         for x in range(head, end, BATCH):
@@ -163,14 +167,9 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
                 for out, (p, q) in zip(outs, ranges, strict=True)])
             tail = _append(queue, tail, outs, got)
         if tail > end and level + 1 > limit:
-            raise _too_far(game, limit)
+            raise too_far(game, limit)
         head = end
         level += 1
-
-
-def _split(a: int, b: int, parts: int) -> list[tuple[int, int]]:
-    """[a, b) in `parts` ranges of (nearly) equal length."""
-    return [(a + (b - a) * j // parts, a + (b - a) * (j + 1) // parts) for j in range(parts)]
 
 
 def _append(queue, tail: int, outs, counts) -> int:
@@ -188,22 +187,15 @@ def _event_order(k, evl, win, base, index):
     a serial pass gives them), and how many records win[base:] are reached and undecided.
     A counting sort in blocks on the pool: Quixo's 4M-slot tiers took 1.4 s of serial
     passes on 2 threads."""
-    m = evl.shape[0]
-    parts = blocks(0, m, SPLIT)
-    top = (max_record_remoteness(evl.dtype) + 1 if evl.itemsize == 2
-           else int(evl.max()) if m else 0)
-    hist = np.zeros((len(parts), top + 1), np.int64)
-    n_open = sum(run_each(k.count_events, [(evl, win, base, hist[j], a, b)
-                                            for j, (a, b) in enumerate(parts)]))
-    per_level = hist.sum(axis=0)
-    top = int(np.flatnonzero(per_level)[-1]) if per_level.any() else 0
+    parts, hist, per_level, n_open = event_levels(k, evl, win, base)
+    top = per_level.size - 1
     first = np.zeros(top + 1, np.int64)
     np.cumsum(per_level[1:top + 1], out=first[1:])
-    fill = np.cumsum(hist[:, :top + 1], axis=0) - hist[:, :top + 1]  # blocks before
+    fill = np.cumsum(hist, axis=0) - hist  # blocks before
     fill[:, 1:] += first[:-1]
     order = np.empty(first[-1], index)
     run_each(k.place_events, [(evl, fill[j], order, a, b) for j, (a, b) in enumerate(parts)])
-    return first, order, int(n_open)
+    return first, order, n_open
 
 
 def counter_dtype(game: Game):
@@ -211,15 +203,10 @@ def counter_dtype(game: Game):
     return np.uint8 if game.max_children + 1 < 255 else np.uint16
 
 
-def _too_far(game: Game, limit: int) -> GsolveError:
-    return GsolveError(f"{game.describe()}: remoteness passed {limit}: raise the game's "
-                       "max_remoteness")
-
-
-def retro_bytes(game: Game) -> int:
+def retro_bytes(game: Game, lean: bool = False) -> int:
     """Memory of `retrograde` per position of the loopy tier it runs on (0 when it does not
-    run): counter, event level, sorted events and frontier queue."""
+    run): counter and event level, and (not `lean`) sorted events and frontier queue."""
     if not game.has_parents or not game.loopy:
         return 0
     rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    return np.dtype(counter_dtype(game)).itemsize + rec + 4 + 4
+    return np.dtype(counter_dtype(game)).itemsize + rec + (0 if lean else 4 + 4)

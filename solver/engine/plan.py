@@ -75,15 +75,32 @@ FAN = 4  # planning guess: a task's solve reads at most this many times its own 
 # child positions (the exact ranges are known after its reach phase, and checked then)
 
 
-def task_bytes(game: Game, own: int, kids: int, slot: int) -> int:
+def task_bytes(game: Game, own: int, kids: int, slot: int, limit: int = 0) -> int:
     """Planned memory of a task of `own` positions whose child tiers hold `kids`: the
     larger of its reach phase (a byte per own position, its distinct far children as int64
     hashes) and its solve phase (own and child windows as records); the far children are
-    guessed at most FAN times the own positions (plan.py measures them on samples)."""
+    guessed at most FAN times the own positions (plan.py measures them on samples).
+    A task that passes `limit` (when given) so runs as the worker then runs it: its solve
+    in the lean worker (worker.lean_bytes) and its reach in a window of a byte per slot
+    where the worker holds one (twice it fits the limit)."""
     far = min(kids, FAN * own)
     reach = own + 8 * far + worker.block_bytes(game) * threads()
     solve = slot * (own + far)
-    return max(reach, solve)
+    fast = max(reach, solve)
+    if not limit or fast <= limit:
+        return fast
+    if 2 * (own + kids) <= limit:
+        reach = min(reach, own + kids)
+    return max(reach, min(solve, worker.lean_bytes(game, own, far)))
+
+
+def least_task_bytes(game: Game, own: int, kids: int, slot: int) -> int:
+    """The least memory a worker runs such a task in (`task_bytes` at that limit): its
+    reach in a window where that is less than collecting far children, its solve in the
+    lean worker where that is less than at full speed."""
+    far = min(kids, FAN * own)
+    reach = min(own + 8 * far + worker.block_bytes(game) * threads(), 2 * (own + kids))
+    return max(reach, min(slot * (own + far), worker.lean_bytes(game, own, far)))
 
 
 @dataclass
@@ -96,11 +113,12 @@ class Plan:
     run_order: list[int]  # tasks, children first
     slot_bytes: int
     game: Game
+    limit: int = 0  # the memory a task may hold (0: any): past it the lean worker runs
 
     def working_set(self, i: int) -> int:
         t = self.tasks[i]
         kids = sum(e - s for s, e in t.segments) - t.size
-        return task_bytes(self.game, t.size, kids, self.slot_bytes)
+        return task_bytes(self.game, t.size, kids, self.slot_bytes, self.limit)
 
     @property
     def largest(self) -> int:
@@ -128,7 +146,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     for t in order:
         level[t] = 1 + max((level[c] for c in tiers[t].children if c != t), default=-1)
 
-    def fits(own, kids):
+    def fits(own, kids):  # at full speed: the lean worker only takes what cannot be cut
         return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
 
     planned = cuts is None  # cuts of an earlier run are kept as they are
@@ -140,7 +158,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         tasks, deps = _tasks(tiers, starts, loopy, level, cuts)
         run_order, stuck = _topological(deps)
         if not stuck:
-            return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game)
+            return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game, limit or 0)
         if planned and not by_level:
             # a game whose hash interleaves tiers of different depths (Bagh-Chal: the
             # finished tiers of every stage): tasks of one level each never need each other

@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver.engine import loopy
+from solver.engine import lean, loopy
 from solver.engine.task import Task, needs, outside, runs, window
 from solver.kernels.records import (
     WIN,
@@ -45,6 +45,7 @@ from solver.storage.database import create_array
 FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
 GAP = 1 << 16  # far children further apart than this start a new window range
 GIB = 1 << 30
+WRITE = 1 << 24  # positions a task stores at a time (their value and remoteness buffers)
 REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
 TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
 
@@ -236,7 +237,9 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     code written and, in its last slot, the largest remoteness. The task's range is
     written once at the end (a write re-encodes whole chunks), or piece by piece
     when `eager` (tests interrupt a solve between them).
-    Refuses, before allocating, a window of more than `limit` bytes (when given)."""
+    A window of more than `limit` bytes (when given) at `slot_bytes` a slot runs its loopy
+    tiers in the lean worker (`lean_bytes`); one that passes that too is refused before
+    anything is allocated."""
     from solver.kernels.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
@@ -244,11 +247,13 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     dtype = record_dtype(game.max_remoteness)
     segments = needs(group, task)
     gstart, gstop, woff, obase, slots = window(task, segments)
-    if limit and slots * slot_bytes(game) > limit:
+    use_lean = bool(limit) and slots * slot_bytes(game) > limit  # engine/lean.py
+    if use_lean and lean_bytes(game, task.size, slots - task.size) > limit:
+        need = lean_bytes(game, task.size, slots - task.size)
         raise GsolveError(
             f"{game.describe()}: hashes {task.a:,}..{task.b - 1:,} read "
-            f"{slots:,} positions of their child tiers, {slots * slot_bytes(game) / GIB:,.2f} "
-            f"GiB, more than the {limit / GIB:,.2f} GiB a task may hold: raise --memory "
+            f"{slots:,} positions of their child tiers, {need / GIB:,.2f} GiB at the "
+            f"least, more than the {limit / GIB:,.2f} GiB a task may hold: raise --memory "
             "(the solve resumes where it stopped)")
     value_arr, rem_arr = group["value"], group["remoteness"]
     win = np.empty(slots, dtype)
@@ -265,7 +270,7 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
                           game.puzzle) < 0:
                 raise bad
         elif game.has_parents:
-            loopy.retrograde(game, win, seg, lo, hi, obase, bad)
+            loopy.retrograde(game, win, seg, lo, hi, obase, bad, use_lean)
         else:
             loopy.sweeps(k, game, win, seg, lo, hi, obase, bad)
         if eager:
@@ -282,19 +287,27 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
 
 
 def _write(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
-    """Store the records of [lo, hi); return how many are decided (and add them to
-    `tally`, see `solve`)."""
-    own = win[lo + obase:hi + obase]
-    value = np.empty(hi - lo, np.uint8)
-    rem = np.empty(hi - lo, rem_arr.dtype)  # the store's type holds the game's remoteness
-    split_records(own, value, rem)
-    counts = np.zeros(8, np.int64)
-    longest = int(record_summary(own, counts))
-    put([(value_arr, value), (rem_arr, rem)], lo, hi, lock)
-    if tally is not None:
-        tally[:8] += counts
-        tally[8] = max(int(tally[8]), longest)
-    return int(counts[1:].sum())
+    """Store the records of [lo, hi), WRITE positions (whole chunks) at a time; return how
+    many are decided (and add them to `tally`, see `solve`)."""
+    chunk = value_arr.chunks[0]
+    step = max(chunk, WRITE // chunk * chunk)
+    decided = 0
+    x = lo
+    while x < hi:
+        y = min(hi, (x // step + 1) * step)
+        own = win[x + obase:y + obase]
+        value = np.empty(y - x, np.uint8)
+        rem = np.empty(y - x, rem_arr.dtype)  # the store's type holds the game's remoteness
+        split_records(own, value, rem)
+        counts = np.zeros(8, np.int64)
+        longest = int(record_summary(own, counts))
+        put([(value_arr, value), (rem_arr, rem)], x, y, lock)
+        if tally is not None:
+            tally[:8] += counts
+            tally[8] = max(int(tally[8]), longest)
+        decided += int(counts[1:].sum())
+        x = y
+    return decided
 
 
 def _load(win, parts, value_arr, rem_arr, dtype) -> None:
@@ -350,6 +363,19 @@ def slot_bytes(game: Game) -> int:
     rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
     return (2 * rec + 2 + np.dtype(remoteness_dtype(game.max_remoteness)).itemsize
             + loopy.retro_bytes(game))
+
+
+def lean_bytes(game: Game, own: int, kids: int) -> int:
+    """Memory of a task's solve phase when `slot_bytes` a window slot passes its limit: a
+    record a slot, and for each own position the larger of its reach byte (read before
+    the tier is solved) and the lean retrograde's arrays (engine/lean.py); besides them
+    the buffers of one piece of the write and of the frontier batches."""
+    from solver.storage.database import remoteness_dtype
+
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    piece = min(WRITE, own) * (1 + np.dtype(remoteness_dtype(game.max_remoteness)).itemsize)
+    return (rec * (own + kids) + own * max(1, loopy.retro_bytes(game, lean=True))
+            + piece + lean.batch_bytes(game, own))
 
 
 def records(value: np.ndarray, rem: np.ndarray, dtype) -> np.ndarray:

@@ -24,6 +24,7 @@ from numba import njit
 
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
 from solver.kernels.retrograde import add_distinct
+from solver.kernels.tier_lean import settle
 from solver.kernels.tiers import _locate
 
 game_parents_in_tier = None  # bound by codegen.py: game_parents where not defined
@@ -130,21 +131,12 @@ def place_events(evl, fill, order, a, b):
 
 @njit(cache=True, nogil=True, inline="always")
 def _decide(win, cnt, queue, tail, i, lo, obase, target, never, lost, level):
-    """Position i of the tier (undecided) hears of a decided child at `level` (`lost`: a
-    LOSE child, or its own W/L event) and is queued if that decides it; returns the tail.
-    W/L (target 0): a LOSE child wins, a WIN child counts down to LOSE; else `target`."""
-    if target != 0:
-        win[i + lo + obase] = VISITED | target | ((level + 1) << SHIFT)
-    elif lost:
-        win[i + lo + obase] = VISITED | WIN | ((level + 1) << SHIFT)
-    else:
-        if cnt[i] == never:
-            return tail
-        cnt[i] -= 1
-        if cnt[i] != 0:
-            return tail
-        win[i + lo + obase] = VISITED | LOSE | ((level + 1) << SHIFT)
-    queue[tail] = i
+    """`settle` position i, queued when that decides it; returns the tail (counting
+    only, with an empty queue: the lean worker finds its frontier by scanning)."""
+    if not settle(win, cnt, i, lo, obase, target, never, lost, level):
+        return tail
+    if queue.shape[0]:
+        queue[tail] = i
     return tail + 1
 
 
