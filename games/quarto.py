@@ -39,10 +39,21 @@ where arrangement = (rank of the set of used pieces among C(P, k)) * C(cells, k)
 permutation that maps the sorted used pieces onto the sorted occupied cells), both set
 ranks in the colex combinatorial number system; hand = 0 for no piece, else 1 + the index
 of the piece among the unused ones; H[k] = P - k + 1 for k < N and 1 for k = N.
+
+Symmetries (`canonical`, `orbit`): a cell permutation that maps lines onto lines (the
+square's 8; on 4x4 also swapping the middle and outer rows and columns together: 32) and a
+piece map that permutes and flips attributes (attributes! * 2**attributes: 384 for 4)
+keep every line complete or not, so they keep values and remoteness. The canonical image
+is the one of smallest hash: the hash orders by pieces placed, then the set of used
+pieces, the set of occupied cells, the pieces in cell order and the hand, so the search
+keeps the piece maps of least used set and the cell maps of least cell set and compares
+the rest only across those.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 
 import numpy as np
@@ -66,7 +77,14 @@ HSZ = OFF + STRIDE + 1          # H[k]: hand slots per arrangement with k pieces
 LINES = HSZ + STRIDE            # cells of line i at LINES + 4 * i + j (side <= 4)
 LSTART = LINES + 4 * 10         # lines through cell c: LIDS + LSTART[c] .. LSTART[c + 1]
 LIDS = LSTART + STRIDE
-TABLE = LIDS + 16 * 4
+NPM, NCM = 6, 7  # meta slots: how many piece maps and cell maps (the symmetries)
+PMAP = LIDS + 16 * 4  # piece map s: p -> PMAP + 16 * s + p (attribute permutations, flips)
+CMAP = PMAP + 16 * 384  # cell map b: c -> CMAP + 16 * b + c (line-preserving permutations)
+CINV = CMAP + 16 * 32  # its inverse
+TABLE = CINV + 16 * 32
+# scratch: the board, unrank's work list, the cell maps of least cell set, best and
+# current image sequences
+SCRATCH_EXTRA = 16 + 32 + 16
 
 
 @njit(cache=True, nogil=True)
@@ -303,6 +321,149 @@ def children(ctx, h, out, moves, scratch):
     return n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _set_image(t, base, m, mask):
+    """The image of a 16-bit set under map m of the table at `base`."""
+    out = 0
+    x = mask
+    while x:
+        low = x & -x
+        out |= 1 << t[base + 16 * m + _popcount(low - 1)]
+        x ^= low
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _images(t, board, hand, fixed, scratch):
+    """fixed=False: the canonical image of (board, hand), written as board scratch[:cells]
+    and returned as its hand. fixed=True: how many symmetries map it onto itself. Only
+    piece maps of least used set and cell maps of least cell set can give the least
+    hash; among them the pieces in image-cell order, then the hand, decide."""
+    ncells, npm, ncm = t[CELLS], t[NPM], t[NCM]
+    used = 0
+    cells = 0
+    for c in range(ncells):
+        if board[c] >= 0:
+            used |= 1 << board[c]
+            cells |= 1 << c
+    least_p = used
+    least_c = cells
+    if not fixed:
+        for m in range(npm):
+            least_p = min(least_p, _set_image(t, PMAP, m, used))
+        for b in range(ncm):
+            least_c = min(least_c, _set_image(t, CMAP, b, cells))
+    maps = scratch[ncells + 16:ncells + 48]  # cell maps giving least_c
+    nmaps = 0
+    for b in range(ncm):
+        if _set_image(t, CMAP, b, cells) == least_c:
+            maps[nmaps] = b
+            nmaps += 1
+    best = scratch[ncells + 48:ncells + 64]
+    best_hand = -2
+    best_m = best_b = -1
+    same = 0
+    for m in range(npm):
+        if _set_image(t, PMAP, m, used) != least_p:
+            continue
+        hm = t[PMAP + 16 * m + hand] if hand >= 0 else -1
+        for x in range(nmaps):
+            b = np.int64(maps[x])
+            state = -1 if best_m < 0 else 0  # -1: below the best so far, 1: above
+            j = 0
+            for d in range(ncells):
+                p = board[t[CINV + 16 * b + d]]
+                if p < 0:
+                    continue
+                v = t[PMAP + 16 * m + p]
+                if fixed:
+                    if v != board[d]:
+                        state = 1
+                        break
+                elif state == 0:
+                    if v > best[j]:
+                        state = 1
+                        break
+                    if v < best[j]:
+                        state = -1
+                if state < 0:
+                    best[j] = v
+                j += 1
+            if fixed:
+                same += state != 1 and hm == hand
+                continue
+            if state == 0 and hm < best_hand:
+                state = -1
+            if state < 0:
+                best_hand, best_m, best_b = hm, m, b
+    if fixed:
+        return same
+    for d in range(ncells):  # the winner, written out
+        p = board[t[CINV + 16 * best_b + d]]
+        scratch[d] = EMPTY if p < 0 else t[PMAP + 16 * best_m + p]
+    return best_hand
+
+
+@njit(cache=True, nogil=True)
+def canonical(ctx, h, scratch):
+    t = ctx[0]
+    board = scratch[t[CELLS] + 64:]
+    hand = _unrank(t, h, board)
+    return _rank(t, scratch, _images(t, board, hand, False, scratch))
+
+
+@njit(cache=True, nogil=True)
+def orbit(ctx, h, scratch):
+    t = ctx[0]
+    board = scratch[t[CELLS] + 64:]
+    hand = _unrank(t, h, board)
+    return t[NPM] * t[NCM] // _images(t, board, hand, True, scratch)
+
+
+@functools.cache
+def cell_symmetries(size: int) -> np.ndarray:
+    """The permutations of the cells that map lines (rows, columns, both diagonals) onto
+    lines, identity first: a search that places cell after cell and drops a partial map
+    as soon as the placed cells of a line lie on no line."""
+    lines = [frozenset(int(c) for c in line) for line in line_table(size, size, size)]
+    n = size * size
+    through = [[line for line in lines if c in line] for c in range(n)]
+    perm: list[int] = []
+    found = []
+
+    def fits(c):
+        for line in through[c]:
+            placed = {perm[x] for x in line if x <= c}
+            if len(placed) > 1 and not any(placed <= other for other in lines):
+                return False
+        return len(through[c]) == len(through[perm[c]])
+
+    def place(c):
+        if c == n:
+            found.append(list(perm))
+            return
+        for d in range(n):
+            if d not in perm:
+                perm.append(d)
+                if fits(c):
+                    place(c + 1)
+                perm.pop()
+
+    place(0)
+    return np.array(sorted(found), dtype=np.int64)
+
+
+@functools.cache
+def piece_symmetries(attributes: int) -> np.ndarray:
+    """Piece maps that permute the attributes and flip some of them, identity first."""
+    maps = []
+    for order in itertools.permutations(range(attributes)):
+        for flip in range(1 << attributes):
+            maps.append([sum(((p >> i) & 1) << order[i] for i in range(attributes)) ^ flip
+                         for p in range(1 << attributes)])
+    return np.array(maps, dtype=np.int64)
+
+
 class Quarto(Game):
     name = "quarto"
     title = "Quarto"
@@ -336,12 +497,19 @@ class Quarto(Game):
             t[LINES + 4 * i:LINES + 4 * i + s] = line
         t[LSTART:LSTART + c + 1] = lstart
         t[LIDS:LIDS + lids.size] = lids
+        pmaps, cmaps = piece_symmetries(a), cell_symmetries(s)
+        t[NPM], t[NCM] = len(pmaps), len(cmaps)
+        for m, row in enumerate(pmaps):
+            t[PMAP + 16 * m:PMAP + 16 * m + p] = row
+        for b, row in enumerate(cmaps):
+            t[CMAP + 16 * b:CMAP + 16 * b + c] = row
+            t[CINV + 16 * b + row] = np.arange(c)
         self.offsets = off
         self.ctx = (t,)
         self.hash_size = int(off[-1])
         self.start = 0
         self.max_children = max(p, c * p)
-        self.scratch_size = c + 16  # the board, and a work list for unrank
+        self.scratch_size = 2 * c + 80  # an image, work lists, the board (see _images)
         self.max_remoteness = n + 1
 
     # -- tiers ----------------------------------------------------------------------

@@ -7,16 +7,20 @@ random games, move by move) always are. All 6.4 million positions were compared 
 the full reference solve (about 30 minutes of plain Python): no difference.
 """
 
+import importlib
+import itertools
 import os
 import random
 
+import numpy as np
 import pytest
 import ref_quarto
 import reference
 from checks import WORDS, reference_table
 
 from games.base import LOSE, TIE, PositionError
-from games.quarto import Quarto
+from games.common import line_table
+from games.quarto import Quarto, cell_symmetries
 from solver.methods.solve import applicable_methods, solve
 from solver.use.api import Solved
 
@@ -295,3 +299,52 @@ def test_variant_range():
         Quarto(size=5)
     with pytest.raises(VariantError):
         Quarto(attributes=1)
+
+
+# -- symmetries ---------------------------------------------------------------------------
+def test_board_symmetries_are_the_line_preserving_permutations():
+    """The square's 8 on 3x3; on 4x4 the 32 of Quarto's literature (the square's 8 times
+    swapping middle and outer rows and columns, and swapping each pair); on 2x2, where
+    every pair of cells is a line, all 24. Each maps every line onto a line, and they form
+    a group."""
+    for size, count in ((2, 24), (3, 8), (4, 32)):
+        perms = cell_symmetries(size)
+        assert len(perms) == count and list(perms[0]) == list(range(size * size))
+        lines = {frozenset(map(int, line)) for line in line_table(size, size, size)}
+        for p in perms:
+            assert {frozenset(int(p[c]) for c in line) for line in lines} == lines
+        have = {tuple(p) for p in perms}
+        assert all(tuple(p[q]) in have for p in perms for q in perms)
+    swap_middle = [r * 4 + c for r in (0, 2, 1, 3) for c in (0, 2, 1, 3)]
+    inside_out = [r * 4 + c for r in (1, 0, 3, 2) for c in (1, 0, 3, 2)]
+    assert {tuple(swap_middle), tuple(inside_out)} <= {tuple(p) for p in cell_symmetries(4)}
+
+
+def _images_by_hand(g, h):
+    """Every image of h, moving pieces and attributes in Python (tests' own loop)."""
+    board, hand = g.board(h)
+    a = g.attributes
+    out = set()
+    for perm in cell_symmetries(g.size):
+        for order in itertools.permutations(range(a)):
+            for flip in range(1 << a):
+                def piece(p, order=order, flip=flip):
+                    return sum(((p >> i) & 1) << order[i] for i in range(a)) ^ flip
+                img = [-1] * g.ncells
+                for c in range(g.ncells):
+                    if board[c] >= 0:
+                        img[int(perm[c])] = piece(int(board[c]))
+                out.add(g.rank_board(np.array(img, np.int8), piece(hand) if hand >= 0 else -1))
+    return out
+
+
+@pytest.mark.parametrize("size,attributes,n", [(2, 3, 200), (3, 3, 150), (4, 4, 12)])
+def test_canonical_is_the_least_image_and_orbit_counts_them(size, attributes, n):
+    g = game(size, attributes)
+    rules = importlib.import_module(g.module)
+    scratch = np.zeros(g.scratch_size, np.int8)
+    rng = np.random.default_rng(11)
+    for h in rng.integers(0, g.hash_size, n).tolist():
+        images = _images_by_hand(g, h)
+        assert rules.canonical(g.ctx, h, scratch) == min(images), g.to_string(h)
+        assert rules.orbit(g.ctx, h, scratch) == len(images), g.to_string(h)

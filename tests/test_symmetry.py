@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pytest
 import ref_cambio
+import ref_quarto
 import ref_quixo
 import ref_teeko
 import reference
@@ -30,6 +31,8 @@ GAMES = {
     "quixo": ("size=3", lambda: ref_quixo.Quixo(3)),
     "teeko": ("size=3,pieces=3", lambda: ref_teeko.Teeko(3, 3)),
     "cambio": ("size=3", lambda: ref_cambio.Cambio(3)),
+    # board and piece symmetries (24 cell maps x 48 piece maps)
+    "quarto": ("size=2,attributes=3", lambda: ref_quarto.Quarto(2, 3)),
     # the mirror moves a tier (height vector) to another: tiers gain their images
     "connect4": ("width=4,height=3,connect=3", lambda: reference.Connect4(4, 3, 3)),
 }

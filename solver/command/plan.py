@@ -31,7 +31,9 @@ SAMPLES = 6  # tiers sampled: those with the largest child tiers, and the larges
 
 
 def _sample(game: Game, tier) -> tuple[int, int]:
-    """(own, child positions read) of a task of the middle chunk of `tier`."""
+    """(own, child positions read) of a task of the middle chunk of `tier`. With symmetry
+    every child is canonicalized (Quarto 4x4: 23 us each, 256 children a position), so
+    the chunk's first CHUNK / (4 children) slots stand for it, their far ranges scaled."""
     import numpy as np
 
     from solver.engine.worker import GAP, TEMPLATE, _unique
@@ -40,7 +42,9 @@ def _sample(game: Game, tier) -> tuple[int, int]:
     if tier.size == 0:
         return 0, 0
     lo = tier.start + max(0, (tier.size - CHUNK) // 2)
-    hi = min(tier.stop, lo + CHUNK)
+    whole = min(tier.stop, lo + CHUNK) - lo
+    hi = lo + (whole if not game.symmetry else
+               min(whole, max(256, CHUNK // (4 * game.max_children))))
     k = kernels(game.module, TEMPLATE)
     own = np.ones(hi - lo, np.uint8)
     far = np.empty((hi - lo) * game.max_children, np.int64)
@@ -48,24 +52,25 @@ def _sample(game: Game, tier) -> tuple[int, int]:
                          game.scratch_size)
     far = _unique(far[:m])
     if not far.size:
-        return hi - lo, 0
+        return whole, 0
     breaks = np.flatnonzero(np.diff(far) > GAP)
     starts = far[np.concatenate(([0], breaks + 1))]
     stops = far[np.concatenate((breaks, [far.size - 1]))] + 1
-    return hi - lo, int((stops - starts).sum())
+    return whole, int((stops - starts).sum()) * whole // (hi - lo)
 
 
 EXACT = 1 << 16  # tiers up to this many slots are counted, larger ones sampled
-WINDOWS = 32  # sampled windows of 8 words (512 slots) a tier
+SAMPLED = 1 << 14  # random slots a larger tier's share is estimated on
 
 
 def canonical_shares(game: Game, tiers) -> list[float]:
     """Each tier's share of canonical slots (what a compact solve stores of it: solver/
-    kernels/compact.py): counted in small tiers, sampled in WINDOWS windows of 512 slots
-    elsewhere (the solve counts them all)."""
+    kernels/compact.py): counted in small tiers; elsewhere the mean of 1 / orbit size over
+    SAMPLED random slots (compact.orbit_share), which windows of consecutive slots get
+    wrong where canonical slots come in runs (Quarto: all of a piece set or none)."""
     import numpy as np
 
-    from solver.kernels.compact import count_canonical
+    from solver.kernels.compact import count_canonical, orbit_share
     from solver.kernels.direct import DirectNumbering
 
     if numbers_itself(game):  # the game's own numbering: exact, and free
@@ -78,8 +83,7 @@ def canonical_shares(game: Game, tiers) -> list[float]:
         if t.size <= EXACT:
             out.append(count_canonical(game, t.start, t.stop) / t.size if t.size else 0.0)
             continue
-        starts = rng.integers(t.start, t.stop - 512, WINDOWS).tolist()
-        out.append(sum(count_canonical(game, x, x + 512) for x in starts) / (512 * WINDOWS))
+        out.append(orbit_share(game, rng.integers(t.start, t.stop, SAMPLED)))
     return out
 
 

@@ -246,6 +246,18 @@ def count_canonical(game: Game, lo: int, hi: int) -> int:
     return int(bits[lo - 64 * first:hi - 64 * first].sum())
 
 
+def orbit_share(game: Game, hashes: np.ndarray) -> float:
+    """The share of canonical slots estimated on `hashes` (random slots of a set the
+    symmetries keep): the mean of 1 / orbit size (symmetry.py `orbit_share`)."""
+    from solver.kernels.symmetry import wrapper
+
+    if not hashes.size:
+        return 0.0
+    k = wrapper(type(game).module)
+    return float(k.orbit_share(game.ctx, hashes.astype(np.int64), game.scratch_size)
+                 / hashes.size)
+
+
 def _spot_check(k, game: Game, words: np.ndarray, samples: int = 64) -> bool:
     """Whether 64 words (4,096 slots) spread over the hash read as found afresh."""
     n = game.hash_size

@@ -76,6 +76,19 @@ def canonical_bits(ctx, words, base, n, a, b, scratch_size):
 
 
 @njit(cache=True, nogil=True)
+def orbit_share(ctx, hashes, scratch_size):
+    """The sum of 1 / orbit size over `hashes`: over every slot of a set the symmetries
+    keep, the number of orbits (canonical slots) in it; over a random sample, that share
+    times the sample's size, even where canonical slots are rare and bunched (Quarto:
+    1 in 12,288, all of a used piece set or none)."""
+    scratch = np.empty(scratch_size, np.int8)
+    total = 0.0
+    for i in range(hashes.shape[0]):
+        total += 1.0 / orbit(ctx, hashes[i], scratch)
+    return total
+
+
+@njit(cache=True, nogil=True)
 def orbit_sizes(ctx, first, value, out, scratch):
     """out[i]: the distinct images of position first + i, 0 where it is not reached."""
     for i in range(value.shape[0]):
