@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import random
 
 import numba
@@ -588,3 +589,19 @@ def test_a_numbered_symmetric_solve_is_planned_on_its_compact_tasks():
     compact = plan(view(game), budget - BASE).largest + BASE
     assert tier_memory(game, budget) == compact
     assert compact < tier_memory(get_game("morris", "men=6"), budget)
+
+
+def test_nine_movement_pairs_match_an_independent_solve():
+    """Every canonical board of Nine's 3-3 pair (flying, captures into 3-2 and 2-3, the
+    blocked side loses), solved by the tier engine on Nine's own numbering: wins, losses
+    and draws by side to move as eigenraum/solving-nine-mens-morris publishes them
+    (benchmarks/morris_movement.py runs the pairs up to 5-5)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "morris_movement.py"
+    spec = importlib.util.spec_from_file_location("morris_movement", path)
+    movement = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(movement)
+    counts, deepest, _ = movement.solve_pairs(3, 4.0)
+    assert tuple(counts["3-3"]) == movement.EIGENRAUM["3-3"] == (140_621, 28_736, 269)
+    assert deepest["3-3"] == 26
