@@ -1,14 +1,16 @@
 """Nine Men's Morris's movement phase solved pair by pair, against an independent solve.
 
-Usage: python benchmarks/morris_movement.py [--most N] [--memory GIB]
+Usage: python benchmarks/morris_movement.py [--most N | --box WxB] [--memory GIB]
 
-Every board of each piece-count pair with 3..N pieces a side, all men placed, either side
-to move, is solved on canonical positions (the 16 symmetries; games/morris.py numbers
-them) by the tier engine (solver/engine/worker.py, the lean worker where a tier passes
-`--memory`). Not only the boards the opening can reach: every canonical board of those
-tiers is seeded reached, as Gasser's and eigenraum's databases hold them. A capture leads
-to a pair of the list or to one where the side that lost a piece has two (it has lost):
-those tiers are solved too, from what the seeded ones reach.
+Every board of each piece-count pair with 3..N pieces a side (or 3..W white and 3..B
+black: a tier holds both sides to move, so the box 6x3 gives the ordered pairs 6-3 and
+3-6), all men placed, either side to move, is solved on canonical positions (the 16
+symmetries; games/morris.py numbers them) by the tier engine (solver/engine/worker.py,
+the lean worker where a tier passes `--memory`). Not only the boards the opening can
+reach: every canonical board of those tiers is seeded reached, as Gasser's and
+eigenraum's databases hold them. A capture leads to a pair of the list or to one where
+the side that lost a piece has two (it has lost): those tiers are solved too, from what
+the seeded ones reach.
 
 Prints wins, losses and draws per ordered pair "stones of the side to move - stones of
 the opponent" beside eigenraum/solving-nine-mens-morris's RESULTS.md (an exhaustively
@@ -61,8 +63,11 @@ def _seed(canonical, canonical_slot, ctx, lo, hi, out):
     return n
 
 
-def solve_pairs(most: int, memory: float) -> tuple[dict, dict, float]:
-    """{pair: (wins, losses, draws)}, {pair: largest remoteness}, seconds."""
+def solve_pairs(most: int, memory: float, black: int | None = None
+                ) -> tuple[dict, dict, float]:
+    """{pair: (wins, losses, draws)}, {pair: largest remoteness}, seconds, for the tiers
+    of 3..most white and 3..black (default: most) black men."""
+    black = most if black is None else black
     from games.morris import Morris
     from solver.engine import plan, worker
     from solver.kernels.compact import view
@@ -76,7 +81,7 @@ def solve_pairs(most: int, memory: float) -> tuple[dict, dict, float]:
     mod = importlib.import_module(type(game).module)
     label = re.compile(r"move W(\d) B(\d)$")
     pairs = {i: (int(m[1]), int(m[2])) for i, t in enumerate(v.tiers())
-             if (m := label.match(t.label)) and max(int(m[1]), int(m[2])) <= most}
+             if (m := label.match(t.label)) and int(m[1]) <= most and int(m[2]) <= black}
     chosen = [i for i, (w, b) in pairs.items() if min(w, b) >= 3]  # the rest: captures'
     # children, where the side down to two pieces has lost (reached from the chosen)
     limit = int(memory * (1 << 30)) - plan.BASE
@@ -104,7 +109,7 @@ def solve_pairs(most: int, memory: float) -> tuple[dict, dict, float]:
         counts: dict[str, list[int]] = {}
         deepest: dict[str, int] = {}
         for k, (stage, turn, _combo, w, b) in enumerate(game.blocks):
-            if stage != game.move_stage or not (3 <= w <= most and 3 <= b <= most):
+            if stage != game.move_stage or not (3 <= w <= most and 3 <= b <= black):
                 continue
             pair = f"{w}-{b}" if turn == 0 else f"{b}-{w}"
             value = store.value[int(istart[k]):int(istart[k + 1])]
@@ -119,12 +124,15 @@ def solve_pairs(most: int, memory: float) -> tuple[dict, dict, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--most", type=int, default=4, help="most pieces a side (3..9)")
+    ap.add_argument("--box", help="WxB: most white and most black pieces (3..9 each)")
     ap.add_argument("--memory", type=float, default=16.0, help="GiB the solve may hold")
     args = ap.parse_args()
     from solver.command.bench import machine
 
     print(f"# {machine()}, {time.strftime('%Y-%m-%d')}")
-    counts, deepest, seconds = solve_pairs(args.most, args.memory)
+    white, black = (map(int, args.box.lower().split("x")) if args.box
+                    else (args.most, args.most))
+    counts, deepest, seconds = solve_pairs(white, args.memory, black)
     bad = 0
     print("pair  wins  losses  draws  largest remoteness  eigenraum")
     for pair in sorted(counts, key=lambda s: (sum(map(int, s.split("-"))), s)):
