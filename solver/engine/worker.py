@@ -235,8 +235,9 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
     of each piece written; `tally` (int64[9], when given) gains the count of each value
     code written and, in its last slot, the largest remoteness. The task's range is
-    written once at the end (a write re-encodes whole chunks), or piece by piece
-    when `eager` (tests interrupt a solve between them).
+    written at the end, once per chunk (a write re-encodes whole chunks) and WRITE
+    positions at a time, or piece by piece when `eager` (tests interrupt a solve between
+    them).
     A window of more than `limit` bytes (when given) at `slot_bytes` a slot runs its loopy
     tiers in the lean worker (`lean_bytes`); one that passes that too is refused before
     anything is allocated."""
