@@ -1,8 +1,8 @@
 """The lean tier worker: a loopy tier's retrograde that holds 3 bytes a position besides
 its records (a child counter and an event level), where loopy.retrograde also holds a
 sorted event list and a frontier queue (8 more). A task runs it when the fast one would
-pass its memory: Nine Men's Morris's largest tier (move W8 B9, 1.21 G canonical
-positions) needs 10 GiB this way, 62 GiB the fast way.
+pass its memory: Nine Men's Morris's largest task (move W8 B9, 1.07 G canonical positions
+and their child tiers) needs 11 GiB this way, 62 GiB the fast way.
 
 It gives the same records as the fast worker: each level settles the same positions, at
 the same remoteness (kernels/tier_lean.py). What it pays is a scan of the tier per level
@@ -26,7 +26,7 @@ def propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit,
     """loopy._propagate's levels, each a scan of the tier in one part per thread: the
     part settles its events of the level and collects its frontier, BATCH at a time; the
     parents of the collected entries are gathered in blocks on the pool and applied by a
-    thread per parent range."""
+    thread per parent range (the parts again)."""
     ctx, ss = game.ctx, game.scratch_size
     m = hi - lo
     per_level, n_open = event_levels(k, evl, win, lo + obase)[2:]
@@ -39,7 +39,6 @@ def propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit,
     outs = [np.empty(batch, index) for _ in parts]
     queue = np.empty(batch * len(parts), index)
     buf = np.empty(queue.size * mp, np.int32 if m < 1 << 31 else np.int64)
-    ranges = split(0, m, ways)
     nothing = np.empty(0, index)  # apply_parents counts, queues nothing
     top = per_level.size - 1  # the last level with events is top - 1
     level = frontier = 0
@@ -68,7 +67,7 @@ def propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit,
                        ss, min_block=256)
             settled += sum(run_each(k.apply_parents, [
                 (win, cnt, queue, buf, 0, n, nothing, level, lo, obase, target, never, mp, p,
-                 q) for p, q in ranges]))
+                 q) for p, q in parts]))
         if settled and level + 1 > limit:
             raise too_far(game, limit)
         frontier = settled
