@@ -249,8 +249,8 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     segments = needs(group, task)
     gstart, gstop, woff, obase, slots = window(task, segments)
     use_lean = bool(limit) and slots * slot_bytes(game) > limit  # engine/lean.py
-    if use_lean and lean_bytes(game, task.size, slots - task.size) > limit:
-        need = lean_bytes(game, task.size, slots - task.size)
+    need = lean_bytes(game, task.size, slots - task.size) if use_lean else 0
+    if need > limit:
         raise GsolveError(
             f"{game.describe()}: hashes {task.a:,}..{task.b - 1:,} read "
             f"{slots:,} positions of their child tiers, {need / GIB:,.2f} GiB at the "
