@@ -88,6 +88,8 @@ from hashing import HashContext
 from hashing.generic import (
     arrangement_pass,
     arrangement_rank,
+    colex_parts,
+    popcount,
     rank_masks,
     unrank_arrangement,
     unrank_masks,
@@ -192,9 +194,10 @@ def _encode_canonical(ctx, a, b, turn, p, k):
     """The hash of the canonical image (see `canonical`) of the position with tigers on
     the mask a, goats on b, `turn` to move, p goats placed and k captured. The rules below
     keep the masks beside the board when `canon`, so that a canonical child or parent
-    needs no unranking (solver/kernels/symmetry.py). (Each call site picks this or `_encode`
-    itself: one inlined function choosing between them, taking ctx, made `children` twice
-    as slow, 1.6 -> 3.3 us a 4x4 position.)"""
+    needs no unranking (solver/kernels/symmetry.py). (Each call site picks this, `_index`
+    or `_encode` itself: one inlined function choosing between them, taking ctx, made
+    `children` twice as slow, 1.6 -> 3.3 us a 4x4 position; choosing `_index` so cost
+    5x5's 3.3 us a position 4.2.)"""
     hnb, gcombo, params, toff, tturn, tarr, tid = ctx[0], ctx[1], ctx[4], ctx[5], ctx[8], \
         ctx[9], ctx[10]
     ca, cb = canonical_masks_in(params[P_SWAPS:], params[P_GROUP], a, b)
@@ -205,12 +208,53 @@ def _encode_canonical(ctx, a, b, turn, p, k):
     return base + rank_masks(hnb, ca, cb, 0) - hnb[5][gcombo[p - k]]
 
 
+@njit(cache=True, nogil=True)
+def _indices(ctx, out, count):
+    """Turn the moves collected in `out` as words (tier * 2 + side to move, then the tiger
+    mask, then the goat mask: `_word`) into the `canonical_index` of their canonical
+    images, in one loop: the tier is known, so there is no hash, tier search or
+    division. (A helper per move that took arrays, inlined, paid their reference counts
+    at every move: 5x5 children 1.6 us a position, against 0.8 so.)"""
+    hnb, params, tturn, num = ctx[0], ctx[4], ctx[8], ctx[11]
+    meta, binom, sym = hnb[0], hnb[1], params[P_SWAPS:]
+    group, n = params[P_GROUP], params[P_CELLS]
+    low = (np.int64(1) << n) - 1
+    left = n - params[P_TIGERS]
+    c, least = num[0], num[1]
+    for j in range(count):
+        key = out[j] >> (2 * n)
+        t, turn = key >> 1, key & 1
+        ca, cb = canonical_masks_in(sym, group, (out[j] >> n) & low, out[j] & low)
+        r0, r1 = colex_parts(meta, ca, cb)
+        block = turn if tturn[t] == BOTH else 0
+        rad = binom[left, popcount(cb)]
+        out[j] = num[2 + c + least + t] + (block * least + num[2 + r0]) * rad + r1
+    return count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _word(tid, n, a, b, turn, p, k):
+    """The position (tigers a, goats b, `turn` to move, p placed, k captured) as one word
+    for `_indices`: 2n bits of masks under its tier and side (5x5: 50 + 9 bits)."""
+    return ((tid[p, k, turn] * 2 + turn) << (2 * n)) | a << n | b
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _decode_as(ctx, x, board, canon):
+    """`_decode` of hash x, or (canon 2) of the position at index x."""
+    if canon == 2:
+        return _decode(ctx, canonical_slot(ctx, x), board)
+    return _decode(ctx, x, board)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _children(ctx, h, out, moves, scratch, canon):
-    nbr, beyond, params = ctx[2], ctx[3], ctx[4]
+    """Children of h (canon 0), as canonical hashes (1), or of the position at index h as
+    canonical indices (2: words collected, `_indices` at the end)."""
+    nbr, beyond, params, tid = ctx[2], ctx[3], ctx[4], ctx[10]
     n = params[P_CELLS]
-    board = scratch
-    turn, p, k = _decode(ctx, h, board)
+    board = scratch[:n]
+    turn, p, k = _decode_as(ctx, h, board, canon)
     if k >= params[P_CAPTURES]:  # the tigers have won: no move (and no tier to move to)
         return 0
     a, b = _board_masks(board, n) if canon else (np.int64(0), np.int64(0))
@@ -219,15 +263,17 @@ def _children(ctx, h, out, moves, scratch, canon):
     if turn == GOATS_TURN and p < params[P_GOATS]:
         for i in range(n):
             if board[i] == EMPTY:
-                board[i] = GOAT
-                if canon:
+                if canon == 2:
+                    out[count] = _word(tid, n, a, b | one << i, TIGERS_TURN, p + 1, k)
+                elif canon:
                     out[count] = _encode_canonical(ctx, a, b | one << i, TIGERS_TURN, p + 1, k)
                 else:
+                    board[i] = GOAT
                     out[count] = _encode(ctx, board, TIGERS_TURN, p + 1, k)
+                    board[i] = EMPTY
                 moves[count] = i
-                board[i] = EMPTY
                 count += 1
-        return count
+        return _indices(ctx, out, count) if canon == 2 else count
     piece = GOAT if turn == GOATS_TURN else TIGER
     other = TIGERS_TURN if turn == GOATS_TURN else GOATS_TURN
     for i in range(n):
@@ -238,46 +284,58 @@ def _children(ctx, h, out, moves, scratch, canon):
             if j < 0:
                 continue
             if board[j] == EMPTY:
-                board[i] = EMPTY
-                board[j] = piece
-                if not canon:
-                    out[count] = _encode(ctx, board, other, p, k)
-                elif piece == TIGER:
-                    out[count] = _encode_canonical(ctx, a ^ (one << i | one << j), b, other, p, k)
+                na, nb = a, b ^ (one << i | one << j)
+                if piece == TIGER:
+                    na, nb = a ^ (one << i | one << j), b
+                if canon == 2:
+                    out[count] = _word(tid, n, na, nb, other, p, k)
+                elif canon:
+                    out[count] = _encode_canonical(ctx, na, nb, other, p, k)
                 else:
-                    out[count] = _encode_canonical(ctx, a, b ^ (one << i | one << j), other, p, k)
+                    board[i] = EMPTY
+                    board[j] = piece
+                    out[count] = _encode(ctx, board, other, p, k)
+                    board[j] = EMPTY
+                    board[i] = piece
                 moves[count] = n + i * n + j
-                board[j] = EMPTY
-                board[i] = piece
                 count += 1
             elif piece == TIGER and board[j] == GOAT:
                 m = beyond[i, d]
                 if m >= 0 and board[m] == EMPTY:
-                    board[i] = EMPTY
-                    board[j] = EMPTY
-                    board[m] = TIGER
-                    if canon:
-                        out[count] = _encode_canonical(ctx, a ^ (one << i | one << m),
-                                                       b ^ one << j, GOATS_TURN, p, k + 1)
+                    na, nb = a ^ (one << i | one << m), b ^ one << j
+                    if canon == 2:
+                        out[count] = _word(tid, n, na, nb, GOATS_TURN, p, k + 1)
+                    elif canon:
+                        out[count] = _encode_canonical(ctx, na, nb, GOATS_TURN, p, k + 1)
                     else:
+                        board[i] = EMPTY
+                        board[j] = EMPTY
+                        board[m] = TIGER
                         out[count] = _encode(ctx, board, GOATS_TURN, p, k + 1)
+                        board[m] = EMPTY
+                        board[j] = GOAT
+                        board[i] = TIGER
                     moves[count] = n + i * n + m
-                    board[m] = EMPTY
-                    board[j] = GOAT
-                    board[i] = TIGER
                     count += 1
-    return count
+    return _indices(ctx, out, count) if canon == 2 else count
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, False)
+    return _children(ctx, h, out, moves, scratch, 0)
 
 
 @njit(cache=True, nogil=True)
 def children_canonical(ctx, h, out, moves, scratch):
     """`children`, each replaced by its canonical form (solver/kernels/symmetry.py)."""
-    return _children(ctx, h, out, moves, scratch, True)
+    return _children(ctx, h, out, moves, scratch, 1)
+
+
+@njit(cache=True, nogil=True)
+def children_indexed(ctx, i, out, moves, scratch):
+    """`children` of the position at index i, each as its `canonical_index`
+    (solver/kernels/compact.py)."""
+    return _children(ctx, i, out, moves, scratch, 2)
 
 
 @njit(cache=True, nogil=True)
@@ -287,13 +345,26 @@ def _has_tier(ctx, p, k, turn):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _parent(ctx, board, a, b, turn, p, k, out, count, canon):
+    """Put the parent (tigers a, goats b, shown on `board`) at out[count] as `_children`
+    does its children; returns count + 1."""
+    if canon == 2:
+        out[count] = _word(ctx[10], board.shape[0], a, b, turn, p, k)
+    elif canon:
+        out[count] = _encode_canonical(ctx, a, b, turn, p, k)
+    else:
+        out[count] = _encode(ctx, board, turn, p, k)
+    return count + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _parents(ctx, h, out, scratch, canon):
     """Every position (valid hash) with h among its children, each once: un-place a goat,
     un-slide a goat or a tiger, or un-jump a tiger (putting the captured goat back)."""
     nbr, beyond, params = ctx[2], ctx[3], ctx[4]
     n = params[P_CELLS]
-    board = scratch
-    turn, p, k = _decode(ctx, h, board)
+    board = scratch[:n]
+    turn, p, k = _decode_as(ctx, h, board, canon)
     a, b = _board_masks(board, n) if canon else (np.int64(0), np.int64(0))
     one = np.int64(1)
     count = 0
@@ -302,13 +373,9 @@ def _parents(ctx, h, out, scratch, canon):
             for i in range(n):  # un-place a goat
                 if board[i] == GOAT:
                     board[i] = EMPTY
-                    if canon:
-                        out[count] = _encode_canonical(ctx, a, b ^ one << i, GOATS_TURN, p - 1,
-                                                       k)
-                    else:
-                        out[count] = _encode(ctx, board, GOATS_TURN, p - 1, k)
+                    count = _parent(ctx, board, a, b ^ one << i, GOATS_TURN, p - 1, k, out,
+                                    count, canon)
                     board[i] = GOAT
-                    count += 1
         if p == params[P_GOATS]:  # un-slide a goat
             for j in range(n):
                 if board[j] != GOAT:
@@ -318,15 +385,11 @@ def _parents(ctx, h, out, scratch, canon):
                     if i >= 0 and board[i] == EMPTY:
                         board[j] = EMPTY
                         board[i] = GOAT
-                        if canon:
-                            out[count] = _encode_canonical(ctx, a, b ^ (one << i | one << j),
-                                                           GOATS_TURN, p, k)
-                        else:
-                            out[count] = _encode(ctx, board, GOATS_TURN, p, k)
+                        count = _parent(ctx, board, a, b ^ (one << i | one << j), GOATS_TURN,
+                                        p, k, out, count, canon)
                         board[i] = EMPTY
                         board[j] = GOAT
-                        count += 1
-        return count
+        return _indices(ctx, out, count) if canon == 2 else count
     # the tigers moved last
     slide = _has_tier(ctx, p, k, TIGERS_TURN)
     jump = k >= 1 and _has_tier(ctx, p, k - 1, TIGERS_TURN)
@@ -340,41 +403,40 @@ def _parents(ctx, h, out, scratch, canon):
             if slide:
                 board[j] = EMPTY
                 board[m] = TIGER
-                if canon:
-                    out[count] = _encode_canonical(ctx, a ^ (one << j | one << m), b,
-                                                   TIGERS_TURN, p, k)
-                else:
-                    out[count] = _encode(ctx, board, TIGERS_TURN, p, k)
+                count = _parent(ctx, board, a ^ (one << j | one << m), b, TIGERS_TURN, p, k,
+                                out, count, canon)
                 board[m] = EMPTY
                 board[j] = TIGER
-                count += 1
             i = beyond[j, d]
             if jump and i >= 0 and board[i] == EMPTY:
                 board[j] = EMPTY
                 board[m] = GOAT
                 board[i] = TIGER
-                if canon:
-                    out[count] = _encode_canonical(ctx, a ^ (one << j | one << i),
-                                                   b | one << m, TIGERS_TURN, p, k - 1)
-                else:
-                    out[count] = _encode(ctx, board, TIGERS_TURN, p, k - 1)
+                count = _parent(ctx, board, a ^ (one << j | one << i), b | one << m,
+                                TIGERS_TURN, p, k - 1, out, count, canon)
                 board[i] = EMPTY
                 board[m] = EMPTY
                 board[j] = TIGER
-                count += 1
-    return count
+    return _indices(ctx, out, count) if canon == 2 else count
 
 
 @njit(cache=True, nogil=True)
 def parents(ctx, h, out, scratch):
-    return _parents(ctx, h, out, scratch, False)
+    return _parents(ctx, h, out, scratch, 0)
 
 
 @njit(cache=True, nogil=True)
 def parents_canonical(ctx, h, out, scratch):
     """`parents`, each replaced by its canonical form, repeats allowed (the wrapper of
     solver/kernels/symmetry.py drops them)."""
-    return _parents(ctx, h, out, scratch, True)
+    return _parents(ctx, h, out, scratch, 1)
+
+
+@njit(cache=True, nogil=True)
+def parents_indexed(ctx, i, out, scratch):
+    """`parents` of the position at index i, each as its `canonical_index`, repeats
+    allowed (solver/kernels/compact.py)."""
+    return _parents(ctx, i, out, scratch, 2)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -419,7 +419,14 @@ def _colex_pair(meta, xm, om):
 def rank_parts(ctx, xm, om):
     """(type 0's colex rank, type 1's among the cells type 0 left) of a three-type board
     given as masks, as `rank_masks` sums them (hashing/orbits.py numbers type 0's sets)."""
-    meta = ctx[0]
+    return colex_parts(ctx[0], xm, om)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def colex_parts(meta, xm, om):
+    """`rank_parts` from the context's first array: a caller that ranks many boards takes
+    it out of the context once (each array taken from a tuple in an inlined function
+    costs reference counts)."""
     return _colex_pair(meta, xm, pext(meta, om, ~xm))
 
 
