@@ -94,9 +94,9 @@ from hashing import HashContext
 from hashing.generic import (
     arrangement_pass,
     arrangement_rank,
+    colex_parts,
     popcount,
     rank_masks,
-    rank_parts,
     unrank,
     unrank_masks,
 )
@@ -361,31 +361,52 @@ def _encode_canonical(ctx, board, stage, turn):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _encode_index(ctx, board, stage, turn):
-    """`canonical_index` of the board's canonical image, found as `_encode_canonical`
-    finds its hash (no block search, no division), -1 when there is none."""
+def _word(board, stage, turn):
+    """The position as one word for `_indices`: stage and side above White's mask above
+    Black's (Nine: 6 + 1 + 2 x 24 bits)."""
+    n = board.shape[0]
+    xm, om = _masks_of(board, n)
+    return ((stage * 2 + turn) << (2 * n)) | (xm << n) | om
+
+
+@njit(cache=True, nogil=True)
+def _indices(ctx, out, count, drop):
+    """Turn the moves collected in `out` as `_word`s into the `canonical_index` of their
+    canonical images, found as `_encode_canonical` finds its hash (no block search, no
+    division), in one loop: ranking each move where it is found took the context's arrays
+    out of the tuple at every move (reference counts, 2x slower). A word outside the hash
+    space gives -1, or (drop) is left out; returns the count kept."""
     hctx, blk, tab, numbering = ctx[0], ctx[3], ctx[10], ctx[11]
     meta, cindex, radix = hctx[0], hctx[2], hctx[4]
     index, first, istart = numbering[0], numbering[2], numbering[4]
     n = meta[0]
-    xm, om = _masks_of(board, n)
-    w = popcount(xm)
-    combo = cindex[w + (n + 1) * popcount(om)]
-    if combo < 0:
-        return -1
-    k = blk[stage, combo, turn]
-    if k < 0:
-        return -1
-    best, _fixed = _least_image(tab, n, xm, om)
-    r0, r1 = rank_parts(hctx, best >> n, best & ((np.int64(1) << n) - 1))
-    return istart[k] + index[first[w] + r0] * radix[combo, 0] + r1
+    low = (np.int64(1) << n) - 1
+    m = 0
+    for j in range(count):
+        w = out[j]
+        key = w >> (2 * n)
+        xm, om = (w >> n) & low, w & low
+        white = popcount(xm)
+        combo = cindex[white + (n + 1) * popcount(om)]
+        k = blk[key >> 1, combo, key & 1] if combo >= 0 else -1
+        if k < 0:
+            if not drop:
+                out[m] = -1
+                m += 1
+            continue
+        best, _fixed = _least_image(tab, n, xm, om)
+        r0, r1 = colex_parts(meta, best >> n, best & low)
+        out[m] = istart[k] + index[first[white] + r0] * radix[combo, 0] + r1
+        m += 1
+    return m
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _hash_of(ctx, board, stage, turn, canon):
-    """`_encode`, or `_encode_canonical` (canon 1), or `_encode_index` (canon 2)."""
+    """`_encode`, or `_encode_canonical` (canon 1), or (canon 2) the `_word` that
+    `_indices` turns into the index."""
     if canon == 2:
-        return _encode_index(ctx, board, stage, turn)
+        return _word(board, stage, turn)
     if canon:
         return _encode_canonical(ctx, board, stage, turn)
     return _encode(ctx, board, stage, turn)
@@ -495,7 +516,7 @@ def _children(ctx, h, out, moves, scratch, canon):
                 board[dst] = me
                 n = _emit(ctx, board, dst, -1, me, stage + 1, out, moves, n, canon)
                 board[dst] = EMPTY
-        return n
+        return _indices(ctx, out, n, False) if canon == 2 else n
     mine = 0
     for i in range(npts):
         if board[i] == me:
@@ -519,7 +540,7 @@ def _children(ctx, h, out, moves, scratch, canon):
                     n = _emit(ctx, board, dst, src, me, stage, out, moves, n, canon)
                     board[dst] = EMPTY
         board[src] = me
-    return n
+    return _indices(ctx, out, n, False) if canon == 2 else n
 
 
 @njit(cache=True, nogil=True)
@@ -629,7 +650,7 @@ def _parents(ctx, h, out, scratch, canon):
             if board[d] == prev:
                 n = _unmove(ctx, board, d, -1, prev, stage - 1, out, n, canon)
     if stage < mstage:
-        return n
+        return _indices(ctx, out, n, True) if canon == 2 else n
     # un-slides (un-flights when prev had three pieces)
     count = 0
     for i in range(npts):
@@ -648,7 +669,7 @@ def _parents(ctx, h, out, scratch, canon):
                 src = aids[j]
                 if board[src] == EMPTY:
                     n = _unmove(ctx, board, d, src, prev, stage, out, n, canon)
-    return n
+    return _indices(ctx, out, n, True) if canon == 2 else n
 
 
 @njit(cache=True, nogil=True)
