@@ -68,3 +68,18 @@ def least_sets(where: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     index = np.full(least.size, -1, np.int64)
     index[rank] = np.arange(rank.size, dtype=np.int64)
     return index, rank
+
+
+def least_set_tables(where: np.ndarray, most: int) -> tuple[np.ndarray, ...]:
+    """`least_sets` for every size k = 0..most, concatenated: (index, rank, first_index,
+    first_rank), where size k's index (by colex rank) starts at first_index[k] and its
+    ranks (by place) at first_rank[k], so first_rank[k + 1] - first_rank[k] sets of size
+    k are least. A numbering over boards of several first-type counts (Morris, Quixo)."""
+    index, rank = [], []
+    for k in range(most + 1):
+        i, r = least_sets(where, k)
+        index.append(i)
+        rank.append(r)
+    first_i = np.cumsum([0] + [a.size for a in index]).astype(np.int64)
+    first_r = np.cumsum([0] + [a.size for a in rank]).astype(np.int64)
+    return np.concatenate(index), np.concatenate(rank), first_i, first_r
