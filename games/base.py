@@ -93,6 +93,13 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("parents_indexed", "ctx, i, out, scratch", False, ("canonical_index", "parents"),
              False, "parents of the position at index i as canonical indices, repeats "
              "allowed"),
+    Function("expand_indexed", "ctx, i, out, moves, scratch", False,
+             ("canonical_index", "expand"), False, "expand of the position at index i, its "
+             "children as canonical indices"),
+    Function("parents_in_tier_indexed", "ctx, i, out, scratch", False,
+             ("canonical_index", "parents_in_tier"), False,
+             "parents_in_tier of the position at index i as canonical indices, repeats "
+             "allowed"),
 )
 FUNCTION_NAMES = tuple(f.name for f in FUNCTIONS)
 # the rules that have a `_canonical` form, in the table's order
@@ -250,7 +257,8 @@ class Game:
             if not hasattr(self, "max_parents"):
                 self.max_parents = self.max_children
             ints["max_parents"] = 1
-        if hasattr(_module(self.module), "canonical_index"):
+        if (hasattr(_module(self.module), "canonical_index")
+                and getattr(self, "canonical_size", 0) is not None):  # None: not numbered
             ints["canonical_size"] = 1
         for attr, low in ints.items():
             v = getattr(self, attr, None)
@@ -315,7 +323,8 @@ class Game:
     # -- optional capabilities --------------------------------------------------------
     max_parents: int  # with un-moves: the most parents a position can have (default
     #                   max_children), the size of the solvers' parent buffer
-    canonical_size: int  # with canonical_index: the indices of its numbering, gaps and all
+    canonical_size: int | None  # with canonical_index: the indices of its numbering, gaps
+    # and all; None where a variant is not numbered (its tables would not pay)
 
     @_classproperty
     def has_parents(cls) -> bool:

@@ -118,11 +118,20 @@ def _legal(pt, theirs, moves):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def board_word(nn, x, o, turn):
+    """The board (X's cells x, O's o, `turn` to move; nn cells) as one word: turn, then x,
+    then o, nn bits each, for a game that numbers such boards in one loop after the moves.
+    (Takes no array: an inlined function that does costs reference counts at each call.)"""
+    return (turn << (2 * nn)) | (x << nn) | o
+
+
+@njit(cache=True, nogil=True, inline="always")
 def push_children(hctx, pt, me, mine, theirs, out, moves, sym, canon):
     """Every push of `me` (cells `mine`; the opponent's `theirs`), ranked with the other
     side to move; `canon`: each child's canonical image under the symmetries `sym`
-    (games.common.min_image)."""
+    (games.common.min_image), ranked (1) or as its `board_word` (2)."""
     k = _legal(pt, theirs, moves)
+    nn = pt[N] * pt[N]
     for i in range(k):
         b = HEADER + moves[i] * MOVE_SLOTS
         keep = pt[b + KEEP]
@@ -135,7 +144,10 @@ def push_children(hctx, pt, me, mine, theirs, out, moves, sym, canon):
         o = t if me == X else a
         if canon:
             x, o = min_image(sym, x, o)
-        out[i] = rank_masks(hctx, x, o, 1 - me)
+        if canon == 2:
+            out[i] = board_word(nn, x, o, 1 - me)
+        else:
+            out[i] = rank_masks(hctx, x, o, 1 - me)
         moves[i] = pt[b + CODE]
     return k
 
@@ -146,8 +158,10 @@ def push_parents(hctx, pt, me, mine, theirs, out, sym, canon, same_counts):
     cells `mine`; the last mover's `theirs`): the last mover's cube at an end of a line
     goes back to a border cell of that line, which held it or a blank (`same_counts`:
     only it, the parents with this position's counts). `canon`: their canonical images
-    (games.common.min_image), repeats left to solver/kernels/symmetry.py's wrapper."""
+    (games.common.min_image), repeats left to solver/kernels/symmetry.py's wrapper, ranked
+    (1) or as `board_word`s (2)."""
     k = 0
+    nn = pt[N] * pt[N]
     for j in range(pt[NMOVES]):
         b = HEADER + j * MOVE_SLOTS
         if not theirs & pt[b + END]:
@@ -168,7 +182,7 @@ def push_parents(hctx, pt, me, mine, theirs, out, sym, canon, same_counts):
             o = t if me == X else a
             if canon:
                 x, o = min_image(sym, x, o)
-            p = rank_masks(hctx, x, o, 1 - me)
+            p = board_word(nn, x, o, 1 - me) if canon == 2 else rank_masks(hctx, x, o, 1 - me)
             dup = False
             for q in range(0 if canon else k):  # canonical: the caller drops repeats
                 if out[q] == p:

@@ -35,11 +35,13 @@ those in the same tier (the cell held the mover's cube, not a blank) are `parent
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant, hash_tiers
-from games.common import mask_symmetries, orbit_masks, rank_image
+from games.common import mask_symmetries, mask_symmetry_cells, orbit_masks, rank_image
 from games.pushing import (
     BLANK,
     push_children,
@@ -48,11 +50,14 @@ from games.pushing import (
     push_table,
 )
 from hashing import HashContext
-from hashing.generic import unrank_masks
+from hashing.generic import colex_parts, popcount, unrank_masks, unrank_parts
+from hashing.orbits import least_set_tables
 
-# ctx = (generic hash, pushing.push_table, common.mask_symmetries). Every rule comes in a
-# plain and a `_canonical` form (positions replaced by their canonical images, for
-# solver/kernels/symmetry.py), one inlined body each with `canon` constant.
+# ctx = (generic hash, pushing.push_table, common.mask_symmetries, the numbering's tables:
+# `Quixo._numbering`). Every rule comes in a plain, a `_canonical` form (positions
+# replaced by their canonical images, for solver/kernels/symmetry.py) and an `_indexed`
+# one (positions as their canonical indices, solver/kernels/compact.py), one inlined body
+# each with `canon` constant.
 
 
 @njit(cache=True, nogil=True)
@@ -63,9 +68,18 @@ def primitive(ctx, h, scratch):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _unrank_as(ctx, x, canon):
+    """(side to move, X's mask, O's mask) of hash x, or (canon 2) of the position at
+    index x (`canonical_index`)."""
+    if canon == 2:
+        return _decode_index(ctx, x)
+    return unrank_masks(ctx[0], x)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _children(ctx, h, out, moves, canon):
-    hctx, pt, sym = ctx
-    turn, xm, om = unrank_masks(hctx, h)
+    hctx, pt, sym = ctx[0], ctx[1], ctx[2]
+    turn, xm, om = _unrank_as(ctx, h, canon)
     return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves,
                          sym, canon)
 
@@ -74,8 +88,8 @@ def _children(ctx, h, out, moves, canon):
 def _expand(ctx, h, out, moves, canon):
     """`primitive`, then `children`, from one unranking (the solvers' hot loop): minus
     the value of a primitive position, else its number of children."""
-    hctx, pt, sym = ctx
-    turn, xm, om = unrank_masks(hctx, h)
+    hctx, pt, sym = ctx[0], ctx[1], ctx[2]
+    turn, xm, om = _unrank_as(ctx, h, canon)
     mine = om if turn else xm
     theirs = xm if turn else om
     v = push_primitive(pt, mine, theirs)
@@ -86,8 +100,8 @@ def _expand(ctx, h, out, moves, canon):
 
 @njit(cache=True, nogil=True, inline="always")
 def _parents(ctx, h, out, canon, same_tier):
-    hctx, pt, sym = ctx
-    turn, xm, om = unrank_masks(hctx, h)
+    hctx, pt, sym = ctx[0], ctx[1], ctx[2]
+    turn, xm, om = _unrank_as(ctx, h, canon)
     return push_parents(hctx, pt, turn, om if turn else xm, xm if turn else om, out, sym,
                         canon, same_tier)
 
@@ -145,6 +159,109 @@ def orbit(ctx, h, scratch):
     return orbit_masks(ctx[2], xm, om)
 
 
+# -- the numbering of canonical positions (solver/kernels/compact.py) ---------------------
+# A canonical board's X set is the least of its images (hashing/orbits.py), so a board
+# numbers as its combination's first index, then the side to move, then its X set's place
+# among the least X sets, then O's rank among the cells X left: the hash's order, with
+# C(n*n, x) X ranks down to the least ones (about 1/8). A compact solve then builds and
+# keeps no index of canonical slots (4x4 with --symmetry, 2 threads: 20.1 s the first time
+# with the index, 14.6 s once it was cached; 15.9 s numbered).
+NUMBERED_CELLS = 16  # 5x5 would hold tables of 2^25 sets (0.3 GB) for a game not solvable
+
+
+@njit(cache=True, nogil=True, inline="always")
+def canonical_index(ctx, h):
+    """The index of canonical h in the numbering above."""
+    hctx, num = ctx[0], ctx[3]
+    binom, counts, radix, coffset = hctx[1], hctx[3], hctx[4], hctx[5]
+    index, first_i, first_r, istart = num[0], num[2], num[3], num[4]
+    combo = np.searchsorted(coffset, h, side="right") - 1
+    r = h - coffset[combo]
+    rad = radix[combo, 0]
+    hi = r // rad
+    x = counts[combo, 0]
+    arr0 = binom[hctx[0][0], x]
+    turn = hi // arr0
+    least = first_r[x + 1] - first_r[x]
+    return istart[combo] + (turn * least + index[first_i[x] + hi - turn * arr0]) * rad \
+        + r - hi * rad
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place(ctx, i):
+    """(combination, side to move, X's colex rank, O's rank) of the position at index i."""
+    hctx, num = ctx[0], ctx[3]
+    counts, radix = hctx[3], hctx[4]
+    rank, first_r, istart = num[1], num[3], num[4]
+    combo = np.searchsorted(istart, i, side="right") - 1
+    local = i - istart[combo]
+    rad = radix[combo, 0]
+    hi = local // rad
+    x = counts[combo, 0]
+    least = first_r[x + 1] - first_r[x]
+    turn = hi // least
+    return combo, turn, rank[first_r[x] + hi - turn * least], local - hi * rad
+
+
+@njit(cache=True, nogil=True, inline="always")
+def canonical_slot(ctx, i):
+    """The hash at index i (`canonical_index`)."""
+    hctx = ctx[0]
+    combo, turn, r0, r1 = _place(ctx, i)
+    return hctx[5][combo] + (turn * hctx[1][hctx[0][0], hctx[3][combo, 0]] + r0) \
+        * hctx[4][combo, 0] + r1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _decode_index(ctx, i):
+    """`unrank_masks` of the position at index i, straight from the numbering (no hash)."""
+    combo, turn, r0, r1 = _place(ctx, i)
+    xm, om = unrank_parts(ctx[0], combo, r0, r1)
+    return turn, xm, om
+
+
+@njit(cache=True, nogil=True)
+def _indices(ctx, out, count):
+    """Turn the moves collected in `out` as canonical `board_word`s into their indices, in
+    one loop (ranking each where it is found takes the context's arrays out of the tuple
+    at every move: reference counts)."""
+    hctx, num = ctx[0], ctx[3]
+    meta, cindex, radix = hctx[0], hctx[2], hctx[4]
+    index, first_i, first_r, istart = num[0], num[2], num[3], num[4]
+    nn = meta[0]
+    low = (np.int64(1) << nn) - 1
+    for j in range(count):
+        w = out[j]
+        turn, x, o = w >> (2 * nn), (w >> nn) & low, w & low
+        r0, r1 = colex_parts(meta, x, o)
+        cx = popcount(x)
+        combo = cindex[cx + (nn + 1) * popcount(o)]
+        least = first_r[cx + 1] - first_r[cx]
+        out[j] = istart[combo] + (turn * least + index[first_i[cx] + r0]) * radix[combo, 0] + r1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def children_indexed(ctx, i, out, moves, scratch):
+    return _indices(ctx, out, _children(ctx, i, out, moves, 2))
+
+
+@njit(cache=True, nogil=True)
+def expand_indexed(ctx, i, out, moves, scratch):
+    n = _expand(ctx, i, out, moves, 2)
+    return n if n <= 0 else _indices(ctx, out, n)
+
+
+@njit(cache=True, nogil=True)
+def parents_indexed(ctx, i, out, scratch):
+    return _indices(ctx, out, _parents(ctx, i, out, 2, False))
+
+
+@njit(cache=True, nogil=True)
+def parents_in_tier_indexed(ctx, i, out, scratch):
+    return _indices(ctx, out, _parents(ctx, i, out, 2, True))
+
+
 class Quixo(Game):
     """Quixo, and the base of its family (games/cambio.py): the board, the generic hash
     with a turn bit, the position string and the move names, each game with its own cell
@@ -166,13 +283,29 @@ class Quixo(Game):
         self.n = n = self.variant["size"]
         nn = n * n
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
-        self.ctx = (self.hash.nb, push_table(n), mask_symmetries(n))
         self.hash_size = self.hash.size
+        self.canonical_size = None
+        numbering = self._numbering() if nn <= NUMBERED_CELLS else (np.zeros(1, np.int64),) * 5
+        self.ctx = (self.hash.nb, push_table(n), mask_symmetries(n), numbering)
         self.max_children = 12 * n - 16  # 4 corners with 2 pushes, other border cubes 3
         self.max_parents = 2 * self.max_children
         self.scratch_size = 0
         self.max_remoteness = 4095
         self.start = self.hash.rank(np.full(nn, BLANK, dtype=np.int8), 0)
+
+    def _numbering(self) -> tuple[np.ndarray, ...]:
+        """`canonical_index`'s tables: for each X count, the place of each X set among the
+        least ones and the inverse (hashing/orbits.py), then each combination's first
+        index (4x4: 11,729,222 indices for 10,796,166 canonical slots)."""
+        nn = self.n * self.n
+        index, rank, first_i, first_r = least_set_tables(mask_symmetry_cells(self.n), nn)
+        counts = self.hash.nb[3]
+        istart = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+        for c, (x, o) in enumerate(counts[:, :2]):
+            istart[c + 1] = istart[c] + 2 * int(first_r[x + 1] - first_r[x]) \
+                * math.comb(nn - int(x), int(o))
+        self.canonical_size = int(istart[-1])
+        return index, rank, first_i, first_r, istart
 
     def tiers(self) -> list[Tier]:
         return hash_tiers(self.hash, lambda c: f"{c[0]} X, {c[1]} O",

@@ -256,7 +256,7 @@ def run_checks(game: Game, samples: int = 2000, seed: int = 0) -> list[Check]:
             checks.append(_check_parents_in_tier(game, rules, reach, tier_of))
     if hasattr(rules.mod, "canonical"):
         checks.append(_check_symmetry(game, rules, reach))
-    if hasattr(rules.mod, "canonical_index"):
+    if hasattr(rules.mod, "canonical_index") and game.canonical_size is not None:
         checks.append(_check_numbering(game, rules, reach))
     return checks
 
@@ -282,19 +282,28 @@ def _check_numbering(game: Game, rules: _Rules, reach: list[int]) -> Check:
         check.fail("canonical_index does not increase with the hash")
     out, codes = rules.out, rules.codes
     for c, i in zip(canon, at, strict=True):
-        if rules.primitive(c) == 0 and hasattr(mod, "children_indexed"):
-            n = int(mod.children_indexed(ctx, i, out, codes, scratch))
+        where = f"'{shorten(game.to_string(c))}'"
+        for name in ("children", "expand"):
+            f = getattr(mod, f"{name}_indexed", None)
+            if f is None or (name == "children" and rules.primitive(c) != 0):
+                continue
+            n = int(f(ctx, i, out, codes, scratch))
+            if name == "expand" and n <= 0:
+                if -n != rules.primitive(c):
+                    check.fail(f"{where}: expand_indexed disagrees with primitive")
+                continue
             got = sorted(zip(out[:n].tolist(), codes[:n].tolist(), strict=True))
             kids, moves = rules.children(c)
             if got != sorted(zip((index(x) for x in kids), moves, strict=True)):
-                check.fail(f"'{shorten(game.to_string(c))}': children_indexed disagrees "
-                           "with the canonical index of each child")
-        if hasattr(mod, "parents_indexed"):
-            n = int(mod.parents_indexed(ctx, i, out, scratch))
-            got = set(out[:n].tolist())
-            if got != {index(p) for p in rules.parents(c, "parents")}:
-                check.fail(f"'{shorten(game.to_string(c))}': parents_indexed disagrees "
-                           "with the canonical index of each parent")
+                check.fail(f"{where}: {name}_indexed disagrees with the canonical index of "
+                           "each child")
+        for name in ("parents", "parents_in_tier"):
+            f = getattr(mod, f"{name}_indexed", None)
+            if f is not None:
+                n = int(f(ctx, i, out, scratch))
+                if set(out[:n].tolist()) != {index(p) for p in rules.parents(c, name)}:
+                    check.fail(f"{where}: {name}_indexed disagrees with the canonical index "
+                               "of each parent")
     check.what = (f"{len(canon):,} canonical positions: each at its own index below "
                   f"{size:,}, in hash order; the _indexed rules agree")
     return check

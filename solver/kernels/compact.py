@@ -391,8 +391,9 @@ def wrapper(sym_module: str, direct: str | None = None):
     own = game_functions(importlib.import_module(direct)) if direct else {}
     imports, rest = [], []
     for name, text, indexed in (("children", _MOVES, _MOVES_INDEXED),
-                                ("expand", _MOVES, None), ("parents", _UNMOVES, _UNMOVES_INDEXED),
-                                ("parents_in_tier", _UNMOVES, None)):
+                                ("expand", _MOVES, _MOVES_INDEXED),
+                                ("parents", _UNMOVES, _UNMOVES_INDEXED),
+                                ("parents_in_tier", _UNMOVES, _UNMOVES_INDEXED)):
         if name not in have:
             continue
         if indexed and f"{name}_indexed" in own:  # the game's own: no slot, no rank

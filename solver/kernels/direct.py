@@ -17,10 +17,12 @@ from games.base import Game
 
 
 def numbers_itself(game: Game) -> bool:
-    """Whether `game`'s module numbers its canonical positions (`canonical_index`)."""
+    """Whether `game`'s module numbers its canonical positions (`canonical_index`) and
+    this variant has a numbering (`canonical_size` not None)."""
     import importlib
 
-    return hasattr(importlib.import_module(type(game).module), "canonical_index")
+    return (hasattr(importlib.import_module(type(game).module), "canonical_index")
+            and getattr(game, "canonical_size", None) is not None)
 
 
 class DirectNumbering:
