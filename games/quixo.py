@@ -50,7 +50,7 @@ from games.pushing import (
     push_table,
 )
 from hashing import HashContext
-from hashing.generic import colex_parts, popcount, unrank_masks, unrank_parts
+from hashing.generic import colex_parts, masks_of_ranks, popcount, unrank_masks
 from hashing.orbits import least_set_tables
 
 # ctx = (generic hash, pushing.push_table, common.mask_symmetries, the numbering's tables:
@@ -72,7 +72,10 @@ def _unrank_as(ctx, x, canon):
     """(side to move, X's mask, O's mask) of hash x, or (canon 2) of the position at
     index x (`canonical_index`)."""
     if canon == 2:
-        return _decode_index(ctx, x)
+        hctx = ctx[0]
+        _combo, turn, m0, r0, m1, r1 = _place(ctx[3], x)
+        xm, om = masks_of_ranks(hctx[0], hctx[1], m0, m1, r0, r1)
+        return turn, xm, om
     return unrank_masks(ctx[0], x)
 
 
@@ -164,9 +167,18 @@ def orbit(ctx, h, scratch):
 # numbers as its combination's first index, then the side to move, then its X set's place
 # among the least X sets, then O's rank among the cells X left: the hash's order, with
 # C(n*n, x) X ranks down to the least ones (about 1/8). A compact solve then builds and
-# keeps no index of canonical slots (4x4 with --symmetry, 2 threads: 20.1 s the first time
-# with the index, 14.6 s once it was cached; 15.9 s numbered).
+# keeps no index of canonical slots (4x4 with --symmetry, 2 threads, back to back: 16.9-17.1
+# s with the index cached, 16.1-16.6 s numbered; the index's first build adds 5 s).
 NUMBERED_CELLS = 16  # 5x5 would hold tables of 2^25 sets (0.3 GB) for a game not solvable
+
+
+# `num`, ctx[3], one array (each array an inlined rule takes out of ctx costs reference
+# counts: the tables as five arrays made Quixo's indexed children 250 ns a position
+# slower than its canonical ones): a header, each combination's first index, its facts,
+# then the place of each X set among the least ones, the inverse, and combination ids.
+NBLOCKS, INFO, PLACE, XRANK, COMBO = range(5)
+ISTART = 8  # num[ISTART + c]: combination c's first index (and the total after the last)
+RAD, XS, OS, LEAST, FIRST_R, FIRST_I = range(6)  # a combination's facts, at INFO + 6c
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -174,92 +186,84 @@ def canonical_index(ctx, h):
     """The index of canonical h in the numbering above."""
     hctx, num = ctx[0], ctx[3]
     binom, counts, radix, coffset = hctx[1], hctx[3], hctx[4], hctx[5]
-    index, first_i, first_r, istart = num[0], num[2], num[3], num[4]
     combo = np.searchsorted(coffset, h, side="right") - 1
     r = h - coffset[combo]
     rad = radix[combo, 0]
     hi = r // rad
-    x = counts[combo, 0]
-    arr0 = binom[hctx[0][0], x]
+    arr0 = binom[hctx[0][0], counts[combo, 0]]
     turn = hi // arr0
-    least = first_r[x + 1] - first_r[x]
-    return istart[combo] + (turn * least + index[first_i[x] + hi - turn * arr0]) * rad \
-        + r - hi * rad
+    f = num[INFO] + 6 * combo
+    return num[ISTART + combo] + (turn * num[f + LEAST]
+                                  + num[num[PLACE] + num[f + FIRST_I] + hi - turn * arr0]) \
+        * rad + r - hi * rad
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _place(ctx, i):
-    """(combination, side to move, X's colex rank, O's rank) of the position at index i."""
-    hctx, num = ctx[0], ctx[3]
-    counts, radix = hctx[3], hctx[4]
-    rank, first_r, istart = num[1], num[3], num[4]
-    combo = np.searchsorted(istart, i, side="right") - 1
-    local = i - istart[combo]
-    rad = radix[combo, 0]
-    hi = local // rad
-    x = counts[combo, 0]
-    least = first_r[x + 1] - first_r[x]
-    turn = hi // least
-    return combo, turn, rank[first_r[x] + hi - turn * least], local - hi * rad
+def _place(num, i):
+    """(combination, side to move, X's count and colex rank, O's count and rank) of the
+    position at index i."""
+    lo = 0
+    hi = num[NBLOCKS]
+    while hi - lo > 1:  # the combination: the last first index <= i
+        mid = (lo + hi) >> 1
+        if num[ISTART + mid] <= i:
+            lo = mid
+        else:
+            hi = mid
+    f = num[INFO] + 6 * lo
+    local = i - num[ISTART + lo]
+    rad, least = num[f + RAD], num[f + LEAST]
+    q = local // rad
+    turn = q // least
+    return (lo, turn, num[f + XS], num[num[XRANK] + num[f + FIRST_R] + q - turn * least],
+            num[f + OS], local - q * rad)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def canonical_slot(ctx, i):
     """The hash at index i (`canonical_index`)."""
     hctx = ctx[0]
-    combo, turn, r0, r1 = _place(ctx, i)
-    return hctx[5][combo] + (turn * hctx[1][hctx[0][0], hctx[3][combo, 0]] + r0) \
-        * hctx[4][combo, 0] + r1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _decode_index(ctx, i):
-    """`unrank_masks` of the position at index i, straight from the numbering (no hash)."""
-    combo, turn, r0, r1 = _place(ctx, i)
-    xm, om = unrank_parts(ctx[0], combo, r0, r1)
-    return turn, xm, om
+    combo, turn, x, r0, _o, r1 = _place(ctx[3], i)
+    return hctx[5][combo] + (turn * hctx[1][hctx[0][0], x] + r0) * hctx[4][combo, 0] + r1
 
 
 @njit(cache=True, nogil=True)
-def _indices(ctx, out, count):
+def _indices(meta, num, out, count):
     """Turn the moves collected in `out` as canonical `board_word`s into their indices, in
-    one loop (ranking each where it is found takes the context's arrays out of the tuple
-    at every move: reference counts)."""
-    hctx, num = ctx[0], ctx[3]
-    meta, cindex, radix = hctx[0], hctx[2], hctx[4]
-    index, first_i, first_r, istart = num[0], num[2], num[3], num[4]
+    one loop (ranking each where it is found takes arrays out of ctx at every move; and
+    it takes the two arrays it reads, not ctx, whose every array a call counts)."""
     nn = meta[0]
     low = (np.int64(1) << nn) - 1
     for j in range(count):
         w = out[j]
         turn, x, o = w >> (2 * nn), (w >> nn) & low, w & low
         r0, r1 = colex_parts(meta, x, o)
-        cx = popcount(x)
-        combo = cindex[cx + (nn + 1) * popcount(o)]
-        least = first_r[cx + 1] - first_r[cx]
-        out[j] = istart[combo] + (turn * least + index[first_i[cx] + r0]) * radix[combo, 0] + r1
+        combo = num[num[COMBO] + popcount(x) * (nn + 1) + popcount(o)]
+        f = num[INFO] + 6 * combo
+        out[j] = num[ISTART + combo] + (turn * num[f + LEAST] + num[num[PLACE] + num[f + FIRST_I]
+                                                                    + r0]) * num[f + RAD] + r1
     return count
 
 
 @njit(cache=True, nogil=True)
 def children_indexed(ctx, i, out, moves, scratch):
-    return _indices(ctx, out, _children(ctx, i, out, moves, 2))
+    return _indices(ctx[0][0], ctx[3], out, _children(ctx, i, out, moves, 2))
 
 
 @njit(cache=True, nogil=True)
 def expand_indexed(ctx, i, out, moves, scratch):
     n = _expand(ctx, i, out, moves, 2)
-    return n if n <= 0 else _indices(ctx, out, n)
+    return n if n <= 0 else _indices(ctx[0][0], ctx[3], out, n)
 
 
 @njit(cache=True, nogil=True)
 def parents_indexed(ctx, i, out, scratch):
-    return _indices(ctx, out, _parents(ctx, i, out, 2, False))
+    return _indices(ctx[0][0], ctx[3], out, _parents(ctx, i, out, 2, False))
 
 
 @njit(cache=True, nogil=True)
 def parents_in_tier_indexed(ctx, i, out, scratch):
-    return _indices(ctx, out, _parents(ctx, i, out, 2, True))
+    return _indices(ctx[0][0], ctx[3], out, _parents(ctx, i, out, 2, True))
 
 
 class Quixo(Game):
@@ -285,7 +289,7 @@ class Quixo(Game):
         self.hash = HashContext(nn, [(0, nn)] * 3, turn=True)
         self.hash_size = self.hash.size
         self.canonical_size = None
-        numbering = self._numbering() if nn <= NUMBERED_CELLS else (np.zeros(1, np.int64),) * 5
+        numbering = self._numbering() if nn <= NUMBERED_CELLS else np.zeros(ISTART, np.int64)
         self.ctx = (self.hash.nb, push_table(n), mask_symmetries(n), numbering)
         self.max_children = 12 * n - 16  # 4 corners with 2 pushes, other border cubes 3
         self.max_parents = 2 * self.max_children
@@ -293,19 +297,29 @@ class Quixo(Game):
         self.max_remoteness = 4095
         self.start = self.hash.rank(np.full(nn, BLANK, dtype=np.int8), 0)
 
-    def _numbering(self) -> tuple[np.ndarray, ...]:
-        """`canonical_index`'s tables: for each X count, the place of each X set among the
-        least ones and the inverse (hashing/orbits.py), then each combination's first
-        index (4x4: 11,729,222 indices for 10,796,166 canonical slots)."""
+    def _numbering(self) -> np.ndarray:
+        """`num`, the numbering's one array (layout above): for each X count, the place of
+        each X set among the least ones and the inverse (hashing/orbits.py); each
+        combination's first index (4x4: 11,729,222 indices for 10,796,166 canonical
+        slots)."""
         nn = self.n * self.n
         index, rank, first_i, first_r = least_set_tables(mask_symmetry_cells(self.n), nn)
         counts = self.hash.nb[3]
-        istart = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-        for c, (x, o) in enumerate(counts[:, :2]):
-            istart[c + 1] = istart[c] + 2 * int(first_r[x + 1] - first_r[x]) \
-                * math.comb(nn - int(x), int(o))
+        nb = counts.shape[0]
+        istart = np.zeros(nb + 1, dtype=np.int64)
+        info = np.zeros((nb, 6), dtype=np.int64)
+        combo = np.full((nn + 1) ** 2, -1, dtype=np.int64)
+        for c, (x, o) in enumerate(counts[:, :2].tolist()):
+            least = int(first_r[x + 1] - first_r[x])
+            info[c] = (math.comb(nn - x, o), x, o, least, first_r[x], first_i[x])
+            istart[c + 1] = istart[c] + 2 * least * math.comb(nn - x, o)
+            combo[x * (nn + 1) + o] = c
         self.canonical_size = int(istart[-1])
-        return index, rank, first_i, first_r, istart
+        header = np.zeros(ISTART, dtype=np.int64)
+        parts = [istart, info.ravel(), index, rank, combo]
+        at = np.cumsum([ISTART] + [p.size for p in parts])
+        header[[NBLOCKS, INFO, PLACE, XRANK, COMBO]] = (nb, at[1], at[2], at[3], at[4])
+        return np.concatenate([header] + parts)
 
     def tiers(self) -> list[Tier]:
         return hash_tiers(self.hash, lambda c: f"{c[0]} X, {c[1]} O",

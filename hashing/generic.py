@@ -482,17 +482,17 @@ def _locate(meta, binom, counts, combo_radix, combo_offset, h):
 def _unrank_masks(meta, binom, counts, combo_radix, combo_offset, h):
     """`unrank_masks` on the context's arrays (see _rank_packed)."""
     combo, turn, r0, r1 = _locate(meta, binom, counts, combo_radix, combo_offset, h)
-    xm, om = _masks_of_ranks(meta, binom, counts, combo, r0, r1)
+    m1 = counts[combo, 1] if meta[1] == 3 else 0
+    xm, om = masks_of_ranks(meta, binom, counts[combo, 0], m1, r0, r1)
     return turn, xm, om
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _masks_of_ranks(meta, binom, counts, combo, r0, r1):
-    """(type 0's cell mask, type 1's) of the board of combination `combo` whose type 0
-    has colex rank r0 and type 1 rank r1 among the cells type 0 left."""
+def masks_of_ranks(meta, binom, m0, m1, r0, r1):
+    """(type 0's cell mask, type 1's) of the board with m0 pieces of type 0 at colex rank
+    r0 and m1 of type 1 at rank r1 among the cells type 0 left: the inverse of
+    `rank_parts`, for a game that numbers boards by those ranks itself."""
     n = meta[0]
-    m0 = counts[combo, 0]
-    m1 = counts[combo, 1] if meta[1] == 3 else 0
     if n <= TABLE_CELLS:
         at = BYTES + ((n + 7) // 8) * (n + 1) * 256
         xm = meta[at + n + 1 + meta[at + m0] + r0]
@@ -513,14 +513,6 @@ def _masks_of_ranks(meta, binom, counts, combo, r0, r1):
         xm |= x << i
         pm |= o << i
     return xm, pdep(meta, pm, ~xm)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def unrank_parts(ctx, combo, r0, r1):
-    """(type 0's cell mask, type 1's) of the board of combination `combo` with the ranks
-    `rank_parts` gives: for a game that numbers boards by those ranks itself."""
-    meta, binom, _index, counts = ctx[0], ctx[1], ctx[2], ctx[3]
-    return _masks_of_ranks(meta, binom, counts, combo, r0, r1)
 
 
 @njit(cache=True, nogil=True, inline="always")
