@@ -89,6 +89,7 @@ from hashing.generic import (
     arrangement_pass,
     arrangement_rank,
     colex_parts,
+    masks_of_ranks,
     popcount,
     rank_masks,
     unrank_arrangement,
@@ -239,11 +240,41 @@ def _word(tid, n, a, b, turn, p, k):
     return ((tid[p, k, turn] * 2 + turn) << (2 * n)) | a << n | b
 
 
+@njit(cache=True, nogil=True)
+def _decode_index(hnb, params, tp, tk, tturn, num, i, board):
+    """`_decode` of the position at index i, from the numbering straight to the masks and
+    the board: no hash, no second tier search (takes the arrays it reads, not ctx)."""
+    meta, binom = hnb[0], hnb[1]
+    c, least = num[0], num[1]
+    base = 2 + c + least  # each tier's first index
+    lo = 0
+    hi = tp.shape[0]
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if num[base + mid] <= i:
+            lo = mid
+        else:
+            hi = mid
+    n, tigers = params[P_CELLS], params[P_TIGERS]
+    g = tp[lo] - tk[lo]
+    rad = binom[n - tigers, g]
+    local = i - num[base + lo]
+    turn = tturn[lo]
+    if turn == BOTH:
+        turn = local // (least * rad)
+        local -= turn * least * rad
+    q = local // rad
+    a, b = masks_of_ranks(meta, binom, tigers, g, num[2 + c + q], local - q * rad)
+    for j in range(n):
+        board[j] = TIGER if a >> j & 1 else (GOAT if b >> j & 1 else EMPTY)
+    return turn, tp[lo], tk[lo]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _decode_as(ctx, x, board, canon):
     """`_decode` of hash x, or (canon 2) of the position at index x."""
     if canon == 2:
-        return _decode(ctx, canonical_slot(ctx, x), board)
+        return _decode_index(ctx[0], ctx[4], ctx[6], ctx[7], ctx[8], ctx[11], x, board)
     return _decode(ctx, x, board)
 
 
