@@ -279,15 +279,18 @@ def _decode_as(ctx, x, board, canon):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _children(ctx, h, out, moves, scratch, canon):
+def _children(ctx, h, out, moves, scratch, canon, expand):
     """Children of h (canon 0), as canonical hashes (1), or of the position at index h as
-    canonical indices (2: words collected, `_indices` at the end)."""
+    canonical indices (2: words collected, `_indices` at the end). With `expand`, -value
+    of a primitive instead (`primitive`: the side to move loses when it has no move)."""
     nbr, beyond, params, tid = ctx[2], ctx[3], ctx[4], ctx[10]
     n = params[P_CELLS]
     board = scratch[:n]
     turn, p, k = _decode_as(ctx, h, board, canon)
     if k >= params[P_CAPTURES]:  # the tigers have won: no move (and no tier to move to)
-        return 0
+        if not expand:
+            return 0
+        return -LOSE if turn == GOATS_TURN or not _can_move(ctx, board, TIGER) else 0
     a, b = _board_masks(board, n) if canon else (np.int64(0), np.int64(0))
     one = np.int64(1)
     count = 0
@@ -304,7 +307,7 @@ def _children(ctx, h, out, moves, scratch, canon):
                     board[i] = EMPTY
                 moves[count] = i
                 count += 1
-        return _indices(ctx, out, count) if canon == 2 else count
+        return _indices(ctx, out, count) if canon == 2 else count  # never empty
     piece = GOAT if turn == GOATS_TURN else TIGER
     other = TIGERS_TURN if turn == GOATS_TURN else GOATS_TURN
     for i in range(n):
@@ -348,25 +351,46 @@ def _children(ctx, h, out, moves, scratch, canon):
                         board[i] = TIGER
                     moves[count] = n + i * n + m
                     count += 1
+    if expand and count == 0:
+        return -LOSE
     return _indices(ctx, out, count) if canon == 2 else count
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 0)
+    return _children(ctx, h, out, moves, scratch, 0, False)
 
 
 @njit(cache=True, nogil=True)
 def children_canonical(ctx, h, out, moves, scratch):
     """`children`, each replaced by its canonical form (solver/kernels/symmetry.py)."""
-    return _children(ctx, h, out, moves, scratch, 1)
+    return _children(ctx, h, out, moves, scratch, 1, False)
 
 
 @njit(cache=True, nogil=True)
 def children_indexed(ctx, i, out, moves, scratch):
     """`children` of the position at index i, each as its `canonical_index`
     (solver/kernels/compact.py)."""
-    return _children(ctx, i, out, moves, scratch, 2)
+    return _children(ctx, i, out, moves, scratch, 2, False)
+
+
+# `expand`: a primitive and the children from one decode. Composed from `primitive`, a
+# compact solve's reach paid a second decode of each position, by its hash, and the
+# reference counts of every array of ctx (two threads then fought over them: 60% of the
+# 5x5 reach in NRT_incref and NRT_decref).
+@njit(cache=True, nogil=True)
+def expand(ctx, h, out, moves, scratch):
+    return _children(ctx, h, out, moves, scratch, 0, True)
+
+
+@njit(cache=True, nogil=True)
+def expand_canonical(ctx, h, out, moves, scratch):
+    return _children(ctx, h, out, moves, scratch, 1, True)
+
+
+@njit(cache=True, nogil=True)
+def expand_indexed(ctx, i, out, moves, scratch):
+    return _children(ctx, i, out, moves, scratch, 2, True)
 
 
 @njit(cache=True, nogil=True)

@@ -440,13 +440,13 @@ def _placed(men, stage, side):
     return min(men, stage // 2)
 
 
-@njit(cache=True, nogil=True)
-def primitive(ctx, h, scratch):
-    params, astart, aids = ctx[9], ctx[7], ctx[8]
+@njit(cache=True, nogil=True, inline="always")
+def _short(ctx, board, stage, me):
+    """LOSE when `me` has lost before moving: the opponent stands in a mill (millwin) or
+    `me` has fewer than three pieces on the board and in hand; else 0."""
+    params = ctx[9]
     npts = params[P_POINTS]
     men = params[P_MEN]
-    board = scratch[:npts]
-    stage, me = _decode(ctx, h, board)
     opp = 1 - me
     mine = 0
     for i in range(npts):
@@ -460,7 +460,22 @@ def primitive(ctx, h, scratch):
                 return LOSE
     if mine + men - _placed(men, stage, me) < 3:
         return LOSE
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def primitive(ctx, h, scratch):
+    params, astart, aids = ctx[9], ctx[7], ctx[8]
+    npts = params[P_POINTS]
+    board = scratch[:npts]
+    stage, me = _decode(ctx, h, board)
+    if _short(ctx, board, stage, me):
+        return LOSE
     if stage == params[P_MOVE_STAGE]:
+        mine = 0
+        for i in range(npts):
+            if board[i] == me:
+                mine += 1
         if params[P_FLY] and mine == 3:
             return 0  # some point is empty on every board
         for i in range(npts):
@@ -504,11 +519,15 @@ def _emit(ctx, board, dst, src, me, stage, out, moves, n, canon):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _children(ctx, h, out, moves, scratch, canon):
+def _children(ctx, h, out, moves, scratch, canon, expand):
+    """Children of h (canon 0), as canonical hashes (1), or of the position at index h as
+    canonical indices (2). With `expand`, -value of a primitive instead."""
     params, astart, aids = ctx[9], ctx[7], ctx[8]
     npts = params[P_POINTS]
     board = scratch[:npts]
     stage, me = _decode_as(ctx, h, board, canon)
+    if expand and _short(ctx, board, stage, me):
+        return -LOSE
     n = 0
     if stage < params[P_MOVE_STAGE]:
         for dst in range(npts):
@@ -540,25 +559,45 @@ def _children(ctx, h, out, moves, scratch, canon):
                     n = _emit(ctx, board, dst, src, me, stage, out, moves, n, canon)
                     board[dst] = EMPTY
         board[src] = me
+    if expand and n == 0:
+        return -LOSE  # blocked
     return _indices(ctx, out, n, False) if canon == 2 else n
 
 
 @njit(cache=True, nogil=True)
 def children(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 0)
+    return _children(ctx, h, out, moves, scratch, 0, False)
 
 
 @njit(cache=True, nogil=True)
 def children_canonical(ctx, h, out, moves, scratch):
     """`children`, each in its canonical form (solver/kernels/symmetry.py)."""
-    return _children(ctx, h, out, moves, scratch, 1)
+    return _children(ctx, h, out, moves, scratch, 1, False)
 
 
 @njit(cache=True, nogil=True)
 def children_indexed(ctx, i, out, moves, scratch):
     """`children` of the position at index i, each as its `canonical_index`
     (solver/kernels/compact.py)."""
-    return _children(ctx, i, out, moves, scratch, 2)
+    return _children(ctx, i, out, moves, scratch, 2, False)
+
+
+# `expand`: a primitive and the children from one decode (composed from `primitive`, a
+# compact solve paid a second decode of each position by its hash, with the reference
+# counts of all of ctx).
+@njit(cache=True, nogil=True)
+def expand(ctx, h, out, moves, scratch):
+    return _children(ctx, h, out, moves, scratch, 0, True)
+
+
+@njit(cache=True, nogil=True)
+def expand_canonical(ctx, h, out, moves, scratch):
+    return _children(ctx, h, out, moves, scratch, 1, True)
+
+
+@njit(cache=True, nogil=True)
+def expand_indexed(ctx, i, out, moves, scratch):
+    return _children(ctx, i, out, moves, scratch, 2, True)
 
 
 @njit(cache=True, nogil=True, inline="always")
