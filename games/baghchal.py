@@ -74,7 +74,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, parse_board
 from games.common import (
@@ -95,6 +94,7 @@ from hashing.generic import (
     unrank_arrangement,
     unrank_masks,
 )
+from hashing.jit import njit
 from hashing.orbits import least_sets
 
 TIGER, GOAT, EMPTY = 0, 1, 2

@@ -22,7 +22,8 @@ opponent's piece it captured on d; `u` = 1 when it was a pawn that promoted on d
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from hashing.jit import njit
 
 EMPTY, KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN = range(7)
 BLACK = 6  # black piece code = white code + BLACK

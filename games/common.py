@@ -4,9 +4,9 @@ the symmetries of a square board (on board arrays, or on bitboards)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from hashing.generic import popcount, rank, rank_masks, unrank
+from hashing.jit import njit
 
 
 def line_table(width: int, height: int, length: int) -> np.ndarray:

@@ -32,9 +32,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, Variant, parse_board
+from hashing.jit import njit
 
 CHARS = "XO-"
 MAX_HASH = 2**62

@@ -23,9 +23,9 @@ went to), plus, for short lines, its per-disk, per-peg MoveStates bit masks.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import WIN, Game, PositionError, Variant, VariantError
+from hashing.jit import njit
 
 MAX_HASH = 1 << 32  # 8 GiB of records at 2 bytes a position; larger variants are refused
 

@@ -23,11 +23,11 @@ leads to the tier with one pawn fewer of the captured colour.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, parse_board
 from hashing import HashContext
 from hashing.generic import rank, unrank
+from hashing.jit import njit
 
 WHITE, BLACK, BLANK = 0, 1, 2
 CHARS = "WB-"

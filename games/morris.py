@@ -87,7 +87,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
 from hashing import HashContext
@@ -100,6 +99,7 @@ from hashing.generic import (
     unrank,
     unrank_masks,
 )
+from hashing.jit import njit
 from hashing.orbits import least_set_tables
 
 W, B, EMPTY = 0, 1, 2

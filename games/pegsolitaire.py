@@ -42,11 +42,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, WIN, Game, PositionError, Tier, Variant, VariantError
 from hashing import HashContext
 from hashing.generic import popcount, rank_masks, unrank_masks
+from hashing.jit import njit
 
 PEG, HOLE = 0, 1
 CHARS = "X-"
@@ -380,7 +380,7 @@ def _sat_add(a, b):
     return a + b
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, nrt=True)
 def walk_paths(ctx, start, max_children, scratch_size):
     """Move sequences from the start to each end, tier by tier in decreasing peg order.
 

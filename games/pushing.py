@@ -19,11 +19,11 @@ array its arguments hold (reference counts), the generic hash's context alone ho
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, WIN
 from games.common import min_image
 from hashing.generic import rank_masks
+from hashing.jit import njit
 
 X, O, BLANK = 0, 1, 2
 

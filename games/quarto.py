@@ -57,10 +57,10 @@ import itertools
 import math
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, Variant
 from games.common import board_to_rows, line_table, lines_through
+from hashing.jit import njit
 
 HEX = "0123456789abcdef"
 EMPTY = -1

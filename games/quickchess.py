@@ -43,7 +43,6 @@ parent tier of the hash. Move generation lives in games/chessmoves.py.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, Variant, VariantError
 from games.chessmoves import (
@@ -66,6 +65,7 @@ from games.chessmoves import (
 )
 from hashing import HashContext
 from hashing.generic import unrank
+from hashing.jit import njit
 
 CHARS = "-KQRBNPkqrbnp"  # by piece code
 HOME_FILE = {"R": 0, "B": 1, "K": 2, "Q": 3, "N": 4}

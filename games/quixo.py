@@ -38,7 +38,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from games.base import Game, PositionError, Tier, Variant, hash_tiers
 from games.common import mask_symmetries, mask_symmetry_cells, orbit_masks, rank_image
@@ -51,6 +50,7 @@ from games.pushing import (
 )
 from hashing import HashContext
 from hashing.generic import colex_parts, masks_of_ranks, popcount, unrank_masks
+from hashing.jit import njit
 from hashing.orbits import least_set_tables
 
 # ctx = (generic hash, pushing.push_table, common.mask_symmetries, the numbering's tables:

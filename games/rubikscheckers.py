@@ -41,11 +41,11 @@ man, or a man that is now gone), so retrograde is the default method.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, parse_board
 from hashing import HashContext
 from hashing.generic import rank, unrank
+from hashing.jit import njit
 
 WK, WM, BK, BM, EMPTY = 0, 1, 2, 3, 4
 CHARS = "WwBb-"
@@ -120,7 +120,7 @@ def _scan(ctx, board, turn, out, moves, count_only):
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
     turn = unrank(ctx[0], h, scratch)
-    out = np.empty(0, dtype=np.int64)
+    out = ctx[1][:0]  # count_only writes nothing: no array to allocate
     if _scan(ctx, scratch, turn, out, out, True) == 0:
         return LOSE
     return 0

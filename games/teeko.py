@@ -34,12 +34,12 @@ moving-phase position also comes from the last drop).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
 from games.common import line_table, mask_symmetries, orbit_masks, rank_image
 from hashing import HashContext
 from hashing.generic import combo_of, popcount, unrank_masks
+from hashing.jit import njit
 
 X, O, BLANK = 0, 1, 2
 CHARS = "XO-"

@@ -12,7 +12,6 @@ Symmetry: the 8 symmetries of the square (`canonical`, `orbit`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, hash_tiers, parse_board
 from games.common import (
@@ -24,6 +23,7 @@ from games.common import (
 )
 from hashing import HashContext
 from hashing.generic import rank, unrank
+from hashing.jit import njit
 
 X, O, BLANK = 0, 1, 2
 CHARS = "XO-"

@@ -48,9 +48,9 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from numba import njit
 
 from games.base import WIN, Game, PositionError, Variant, VariantError
+from hashing.jit import njit
 
 MAX_HASH = 1 << 30  # 2 GiB of records at 2 bytes a position; larger instances are refused
 

@@ -41,9 +41,9 @@ Sizes: castles=1: 18,200; castles=2: 6,022,136.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from games.base import LOSE, WIN, Game, PositionError, Variant
+from hashing.jit import njit
 
 # cell contents, bottom to top; index = cell type
 TYPES = ("-", "L", "S", "B", "R", "LS", "SB", "SR", "LB", "LR", "LSB", "LSR")

@@ -25,9 +25,11 @@ from collections.abc import Callable, Sequence
 import llvmlite.binding
 import numpy as np
 from llvmlite import ir
-from numba import config, njit, types
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from hashing.jit import njit
 
 # meta[] slots; from POP on, the tables of `_nibble_tables` (kept in meta, not as more
 # arrays: every array in the context tuple costs each jitted call that passes it ~7 ns)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from hashing.jit import njit
 
 
 def image_tables(where: np.ndarray) -> np.ndarray:
