@@ -11,13 +11,17 @@ solve holds for its whole length, so they need no counts: functions made with th
 Such a function cannot allocate an array (numba refuses to compile it, saying so) or
 return one it did not get as an argument; one that allocates is declared with
 `nrt=True` and counts as numba's own. None returns an array or a tuple holding one:
-its caller would count a reference that was never taken (tests/test_contract.py checks
-every compiled one after `gsolve check` of every game).
+its caller would count a reference that was never taken: `returning_arrays` lists any
+that does, among those compiled so far (the tests ask after every test file).
 """
 
 from __future__ import annotations
 
+import sys
+
 import numba
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 
 def njit(*args, nrt: bool = False, **options):
@@ -25,3 +29,28 @@ def njit(*args, nrt: bool = False, **options):
     if not nrt:
         options["_nrt"] = False
     return numba.njit(*args, **options)
+
+
+def _holds_array(t) -> bool:
+    if isinstance(t, types.Array):
+        return True
+    return isinstance(t, types.BaseTuple) and any(_holds_array(x) for x in t.types)
+
+
+def returning_arrays(prefixes=("games", "hashing", "gsolve_sym", "gsolve_compact")
+                     ) -> tuple[int, list[str]]:
+    """(compiled signatures seen, "module.function -> type" for each one that returns an
+    array) of the functions compiled without reference counts in the modules loaded."""
+    seen, bad = 0, []
+    for mod in list(sys.modules.values()):
+        name = getattr(mod, "__name__", "")
+        if not name.startswith(prefixes):
+            continue
+        for fname, f in list(vars(mod).items()):
+            if not isinstance(f, CPUDispatcher) or f.targetoptions.get("_nrt", True):
+                continue
+            for cres in list(f.overloads.values()):
+                seen += 1
+                if _holds_array(cres.signature.return_type):
+                    bad.append(f"{name}.{fname} -> {cres.signature.return_type}")
+    return seen, bad

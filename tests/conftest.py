@@ -4,6 +4,16 @@ module names the variant it solves whole and its reference rules, and gets both 
 import pytest
 from checks import reference_table
 
+from hashing.jit import returning_arrays
+
+
+@pytest.fixture(scope="module", autouse=True)
+def rules_return_no_array():
+    """After each test file: no rule compiled without reference counts (hashing/jit.py)
+    returns an array, among all the file compiled."""
+    yield
+    assert not returning_arrays()[1]
+
 
 @pytest.fixture
 def db(tmp_path):

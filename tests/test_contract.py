@@ -13,6 +13,7 @@ import pytest
 from games.base import FUNCTIONS, GsolveError, Tier, game_functions
 from games.registry import available, game_class, get_game
 from games.tictactoe import TicTacToe
+from hashing.jit import returning_arrays
 from solver.command.check import run_checks
 from solver.command.cli import main
 
@@ -52,20 +53,11 @@ def test_every_game_passes_the_suite(name, label, variant):
     assert not bad, bad
 
 
-def _holds_array(t) -> bool:
-    from numba.core import types as nt
-    if isinstance(t, nt.Array):
-        return True
-    return isinstance(t, nt.BaseTuple) and any(_holds_array(x) for x in t.types)
-
-
 def test_rules_without_reference_counts_return_no_array(tmp_path):
     """hashing/jit.py: a function compiled without reference counts that returned an
     array would hand its caller a reference never taken (a double free later). Every such
     function compiled by `gsolve check` of each game, and by a `--symmetry` solve where the
     game has symmetries (its generated wrappers), returns none."""
-    from numba.core.registry import CPUDispatcher
-
     for name in available():
         game = get_game(name, {})
         run_checks(game, samples=50)
@@ -73,18 +65,8 @@ def test_rules_without_reference_counts_return_no_array(tmp_path):
             method = ["--method", "tiers"] if game.tiers() is not None else []
             assert main(["solve", name, "--symmetry", *method, "--db", str(tmp_path),
                          "--quiet"]) == 0
-    seen = 0
-    for mod in list(sys.modules.values()):
-        if not mod or not mod.__name__.startswith(("games", "hashing", "gsolve_sym",
-                                                   "gsolve_compact")):
-            continue
-        for fname, f in vars(mod).items():
-            if not isinstance(f, CPUDispatcher) or f.targetoptions.get("_nrt", True):
-                continue
-            for cres in f.overloads.values():
-                seen += 1
-                assert not _holds_array(cres.signature.return_type), \
-                    f"{mod.__name__}.{fname} returns {cres.signature.return_type}"
+    seen, bad = returning_arrays()
+    assert not bad, bad
     assert seen > 100, seen
 
 
