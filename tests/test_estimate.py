@@ -312,6 +312,37 @@ def test_factor_comes_from_the_largest_solve():
     assert planned.cpu == pytest.approx(16.0, rel=1e-3) and planned.measured
 
 
+def test_a_part_of_a_solve_measures_by_its_share(monkeypatch):
+    """A solve too long for one sitting (Bagh-Chal 5x5) records what each resumed or
+    stopped run measured, scaled by the share of the work it did; a short part does not
+    replace a longer measure of the same game."""
+    big = get_game("connect4", "width=5,height=5")
+    speed.sample(big)
+    big.tiers()
+    speed.record_speed(big, "tiers", 30.0, 16.0, share=0.5)  # too short a part
+    assert speed.factor(big, "tiers")[2] is None
+    speed.record_speed(big, "tiers", 120.0, 200.0, share=0.25)
+    work = 200.0 - speed.overhead(big, "tiers") * 0.25
+    k = speed.factor(big, "tiers")
+    assert k[2] == big.variant_key
+    assert k[0] == pytest.approx(work / (speed.sample(big).base(big) * 0.25), rel=1e-3)
+    planned = estimate.estimate(big, "tiers", plan_memory=False)
+    assert planned.cpu == pytest.approx(800.0, rel=0.01)  # the whole: 4x the part
+    speed.record_speed(big, "tiers", 90.0, 50.0, share=0.1)  # shorter than what stands
+    assert speed.factor(big, "tiers") == k
+
+
+def test_a_tiered_run_reports_its_share_of_the_work(tmp_path):
+    """The manager follows the share of the whole solve's work a call did (what
+    `record_speed` scales a resumed or stopped run by): all of it from nothing."""
+    from solver.engine.manager import solve_into
+
+    game = get_game("connect4", "width=4,height=4")
+    run: dict = {}
+    solve_into(game, tmp_path / "c4", run=run)
+    assert run["share"] == pytest.approx(1.0)
+
+
 def test_tiered_estimate_holds_no_more_than_its_budget():
     game = get_game("connect4", "width=5,height=5")
     whole = estimate.estimate(game, "tiers")

@@ -59,16 +59,19 @@ def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
 
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
-               max_task: int | None = None) -> dict:
+               max_task: int | None = None, run: dict | None = None) -> dict:
     """Solve tier by tier into the database at `path` (resuming a partial one), holding at
     most `memory` bytes (default: most of what is available). With `workers` or a
     `scheduler`, the tasks run on a Dask cluster (solver/engine/cluster.py), cut smaller so that
-    tiers of one stage run side by side."""
+    tiers of one stage run side by side. `run["share"]`, when given, follows the share of
+    the whole solve's work this call has done (in this process: what a resumed or stopped
+    solve measured of this machine's speed)."""
     progress = progress or Progress()
     budget = memory or default_budget()
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
     if not on_cluster(workers, scheduler):
-        return _solve_into(game, path, progress, fresh, budget, per_task, max_task)
+        return _solve_into(game, path, progress, fresh, budget, per_task, max_task,
+                           run=run)
     from solver.engine.cluster import Cluster
 
     nodes = Cluster(game, workers, scheduler, per_task * max(1, workers))
@@ -84,7 +87,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
 
 def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
-                per_task: int, max_task: int | None, workers: int = 0, nodes=None) -> dict:
+                per_task: int, max_task: int | None, workers: int = 0, nodes=None,
+                run: dict | None = None) -> dict:
     """`solve_into` in this process, or on the cluster `nodes` (started by the caller)."""
     cluster = nodes is not None
 
@@ -123,7 +127,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         else:
             worker_peak = 0
             _run_local(game, store, p, record, progress, per_task,
-                       budget - BASE - p.largest)
+                       budget - BASE - p.largest, run)
     except OSError as e:  # a full or failing disk: say that the work done is kept
         raise GsolveError(
             f"{e.strerror or e} writing {store.path}: the tasks finished before it are "
@@ -186,22 +190,24 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
 
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
-               progress: Progress, limit: int, cache_bytes: int) -> None:
+               progress: Progress, limit: int, cache_bytes: int, run: dict | None) -> None:
     pause = tier_pause()  # lets tests interrupt a solve
     cache = ChunkCache(cache_bytes)
     writer = None if pause else Writer()  # tests that interrupt a solve write in line
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
     try:
-        _run_tasks(game, group, cache, writer, p, record, progress, limit, pause)
+        _run_tasks(game, group, cache, writer, p, record, progress, limit, pause,
+                   {} if run is None else run)
     finally:
         if writer is not None:
             writer.close()
 
 
-def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) -> None:
+def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, run) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
     eta = _Eta(p, record)
+    run["share"] = 0.0
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
         if phase == "solve":
@@ -238,6 +244,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause) ->
                 writer.submit(record.task, *done)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
             progress.remaining(*eta.done(phase, i))
+            run["share"] = eta.did / eta.total
 
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
@@ -283,6 +290,7 @@ class _Eta:
             "solve": {i: float(sum((hi - lo) * (LOOPY_SOLVE if loopy else 1.0)
                                    for _, lo, hi, loopy in t.pieces) or t.size)
                       for i, t in enumerate(p.tasks)}}
+        self.total = sum(w for ws in self.work.values() for w in ws.values()) or 1.0
         self.left = sum(w for phase, ws in self.work.items() for i, w in ws.items()
                         if i not in record.done[phase])
         self.did = 0.0

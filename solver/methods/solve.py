@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,13 +210,23 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         module.warm_up(game)  # (a cluster's workers load their own, as it starts)
     t1, c1 = time.perf_counter() - ti, _cpu() - ci
     if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
-        # a resumed solve ran only part of the work, a paused one (tests) slept: neither
-        # is this machine's speed
+        # a resumed or stopped solve did part of the work (`run["share"]`), a paused one
+        # (tests) slept: not this machine's speed
         whole = not (partial_path(path).exists() and not force) and not tier_pause()
-        attrs = module.solve_into(game, path, progress, fresh=force, **(tier_opts or {}))
+        run: dict = {}
+        try:
+            attrs = module.solve_into(game, path, progress, fresh=force, run=run,
+                                      **(tier_opts or {}))
+        except BaseException:  # stopped: what it did still measures this machine
+            if local and not tier_pause():
+                with contextlib.suppress(Exception):
+                    speed.record_speed(plain, method, time.perf_counter() - t1,
+                                       _cpu() - c1, share=run.get("share", 0.0))
+            raise
         t2 = time.perf_counter()
-        if whole:  # (a cluster's CPU time is its workers': not measured here)
-            speed.record_speed(plain, method, t2 - t1, _cpu() - c1 if local else None)
+        if local and not tier_pause():  # (a cluster's CPU time is its workers': not here)
+            speed.record_speed(plain, method, t2 - t1, _cpu() - c1,
+                               share=1.0 if whole else run.get("share", 0.0))
         attrs["method"] = method
         result = _result(plain, path, attrs, False, compile_seconds=t1 - t0,
                          solve_seconds=t2 - t1)

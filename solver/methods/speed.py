@@ -31,6 +31,7 @@ SYMMETRY_COST = 2.0  # a canonical child costs about twice a plain one (Quixo, T
 ASSUMED_RATE = {"dfs": 1_500_000, "retrograde": 400_000, "bottomup": 150_000}
 TIERS_RATE = {False: 800_000, True: 150_000}  # loop-free tiers: one pass; loopy: sweeps
 MIN_MEASURED = 1.0  # seconds: shorter solves are mostly overhead, not recorded
+PART_MEASURED = 60.0  # seconds: a shorter part of a solve (resumed, stopped) is not
 SAMPLE_SECONDS = 0.2  # the timed sample runs about this long
 SAMPLE_SLOTS = 1024  # hash slots a sampled range holds
 SMALL = 1 << 20  # hash slots: a smaller game is not sampled (its solve takes seconds)
@@ -171,17 +172,22 @@ def cores_for(threads: int, own: float = 0.0) -> float:
     return max(0.1, min(threads, cores * threads / max(threads, load + threads)))
 
 
-def record_speed(game: Game, method: str, seconds: float, cpu: float | None = None) -> None:
+def record_speed(game: Game, method: str, seconds: float, cpu: float | None = None,
+                 share: float = 1.0) -> None:
     """Remember this solve's CPU time against its timed sample (the factor) and against
     its wall time (the parallelism), from this machine's largest solve of the game with
     this method: a small variant's solve is mostly start-up and would make a big one look
-    long. `cpu` None (a cluster's workers): nothing is recorded. Nor is the solve of a
-    class other than the registered game's (a test's sub-game from a late start visits a
-    sliver of the hash: Morris Six's made the full game's plan 15 times too short)."""
+    long. `share`: the part of the whole solve this run did (a resumed or stopped tiered
+    solve), recorded after PART_MEASURED seconds: a solve too long for one sitting still
+    measures its plan (Bagh-Chal 5x5's was 2-3x short, from its 4x4's 2 s). `cpu` None (a
+    cluster's workers): nothing is recorded. Nor is the solve of a class other than the
+    registered game's (a test's sub-game from a late start visits a sliver of the hash:
+    Morris Six's made the full game's plan 15 times too short)."""
     from games.registry import game_class
 
     s = game.__dict__.get("_estimate_sample")
-    if seconds < MIN_MEASURED or cpu is None or s is None or s.base(game) <= 0:
+    if seconds < (MIN_MEASURED if share >= 1.0 else PART_MEASURED) or cpu is None \
+            or s is None or s.base(game) <= 0 or not 0.0 < share <= 1.0:
         return
     if type(game) is not game_class(game.name):
         return
@@ -194,7 +200,10 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     if isinstance(old, dict) and isinstance(old.get("slots"), int) and (
             old["slots"] > game.hash_size):
         return
-    work = max(cpu - overhead(game, method), 0.1 * cpu)
+    if share < 1.0 and isinstance(old, dict) and old.get("slots") == game.hash_size and (
+            isinstance(old.get("seconds"), (int, float)) and old["seconds"] > seconds):
+        return  # a longer measure of this game stands
+    work = max(cpu - overhead(game, method) * share, 0.1 * cpu)
     parallel = cpu / seconds
     from solver.runtime.parallel import threads
 
@@ -203,10 +212,10 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     if busy:  # a machine busy with other work: not the solve's own parallelism
         parallel = old.get("parallel") if isinstance(old, dict) else None
         parallel = parallel if isinstance(parallel, (int, float)) else PARALLEL[method]
-    seen[key] = {"factor": round(work / s.base(game), 4),
+    seen[key] = {"factor": round(work / (s.base(game) * share), 4),
                  "parallel": round(max(1.0, parallel), 3), "slots": int(game.hash_size),
                  "variant": game.variant_key, "seconds": round(seconds, 2),
-                 "cpu_seconds": round(cpu, 2)}
+                 "cpu_seconds": round(cpu, 2), "share": round(share, 4)}
     path = _speed_file()
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
