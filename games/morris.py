@@ -250,7 +250,10 @@ def _least_image(tab, n, xm, om):
     best = key
     fixed = 1
     for s in range(1, tab.shape[0] // 768):
-        img = (_image(tab, s, xm) << n) | _image(tab, s, om)
+        xi = _image(tab, s, xm)
+        if xi > best >> n and xi != xm:  # neither smaller nor fixing: Black's image unneeded
+            continue
+        img = (xi << n) | _image(tab, s, om)
         best = min(best, img)
         fixed += img == key
     return best, fixed
