@@ -345,7 +345,16 @@ def _masks_of(board, n):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _encode_canonical(ctx, board, stage, turn):
+def _flip(wm, bm, side, bits):
+    """(White's mask, Black's) with `side`'s points `bits` toggled: the masks of a board
+    after a move, kept beside it so that no child or parent scans its board for them."""
+    if side == W:
+        return wm ^ bits, bm
+    return wm, bm ^ bits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _encode_canonical(ctx, xm, om, stage, turn):
     """`_encode` of the board's canonical image (`canonical` of its hash, without the
     hash and the unranking in between), -1 when there is none. The context's arrays are
     taken from the tuple once, before the first branch: taken after it (numba counts
@@ -353,7 +362,6 @@ def _encode_canonical(ctx, board, stage, turn):
     hctx, bstart, blk, tab = ctx[0], ctx[1], ctx[3], ctx[10]
     meta, cindex, coffset = hctx[0], hctx[2], hctx[5]
     n = meta[0]
-    xm, om = _masks_of(board, n)
     combo = cindex[popcount(xm) + (n + 1) * popcount(om)]
     if combo < 0:
         return -1
@@ -364,11 +372,9 @@ def _encode_canonical(ctx, board, stage, turn):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _word(board, stage, turn):
+def _word(xm, om, n, stage, turn):
     """The position as one word for `_indices`: stage and side above White's mask above
     Black's (Nine: 6 + 1 + 2 x 24 bits)."""
-    n = board.shape[0]
-    xm, om = _masks_of(board, n)
     return ((stage * 2 + turn) << (2 * n)) | (xm << n) | om
 
 
@@ -405,13 +411,13 @@ def _indices(ctx, out, count, drop):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _hash_of(ctx, board, stage, turn, canon):
+def _hash_of(ctx, board, wm, bm, stage, turn, canon):
     """`_encode`, or `_encode_canonical` (canon 1), or (canon 2) the `_word` that
-    `_indices` turns into the index."""
+    `_indices` turns into the index; wm, bm: the board's masks (`_flip`), unused by 0."""
     if canon == 2:
-        return _word(board, stage, turn)
+        return _word(wm, bm, board.shape[0], stage, turn)
     if canon:
-        return _encode_canonical(ctx, board, stage, turn)
+        return _encode_canonical(ctx, wm, bm, stage, turn)
     return _encode(ctx, board, stage, turn)
 
 
@@ -491,10 +497,11 @@ def primitive(ctx, h, scratch):
 
 
 @njit(cache=True, nogil=True)
-def _emit(ctx, board, dst, src, me, stage, out, moves, n, canon):
+def _emit(ctx, board, wm, bm, dst, src, me, stage, out, moves, n, canon):
     """Children of the move that just put `me` on dst (from src, -1 for a placement):
     with a removal of each allowed opponent piece when the move formed a mill; each as
-    `_hash_of` gives it (canon 0: its hash, 1: its canonical hash, 2: its index)."""
+    `_hash_of` gives it (canon 0: its hash, 1: its canonical hash, 2: its index). wm, bm:
+    the board's masks after the move."""
     params = ctx[9]
     npts = params[P_POINTS]
     opp = 1 - me
@@ -511,12 +518,13 @@ def _emit(ctx, board, dst, src, me, stage, out, moves, n, canon):
             for q in range(npts):
                 if board[q] == opp and (free == 0 or not _in_mill(ctx, board, q, opp)):
                     board[q] = EMPTY
-                    out[n] = _hash_of(ctx, board, stage, opp, canon)
+                    xm, om = _flip(wm, bm, opp, np.int64(1) << q)
+                    out[n] = _hash_of(ctx, board, xm, om, stage, opp, canon)
                     moves[n] = code + q + 1
                     board[q] = opp
                     n += 1
             return n
-    out[n] = _hash_of(ctx, board, stage, opp, canon)
+    out[n] = _hash_of(ctx, board, wm, bm, stage, opp, canon)
     moves[n] = code
     return n + 1
 
@@ -531,12 +539,15 @@ def _children(ctx, h, out, moves, scratch, canon, expand):
     stage, me = _decode_as(ctx, h, board, canon)
     if expand and _short(ctx, board, stage, me):
         return -LOSE
+    wm, bm = _masks_of(board, npts) if canon else (np.int64(0), np.int64(0))
+    one = np.int64(1)
     n = 0
     if stage < params[P_MOVE_STAGE]:
         for dst in range(npts):
             if board[dst] == EMPTY:
                 board[dst] = me
-                n = _emit(ctx, board, dst, -1, me, stage + 1, out, moves, n, canon)
+                xm, om = _flip(wm, bm, me, one << dst)
+                n = _emit(ctx, board, xm, om, dst, -1, me, stage + 1, out, moves, n, canon)
                 board[dst] = EMPTY
         return _indices(ctx, out, n, False) if canon == 2 else n
     mine = 0
@@ -552,14 +563,16 @@ def _children(ctx, h, out, moves, scratch, canon, expand):
             for dst in range(npts):
                 if dst != src and board[dst] == EMPTY:
                     board[dst] = me
-                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n, canon)
+                    xm, om = _flip(wm, bm, me, one << src | one << dst)
+                    n = _emit(ctx, board, xm, om, dst, src, me, stage, out, moves, n, canon)
                     board[dst] = EMPTY
         else:
             for j in range(astart[src], astart[src + 1]):
                 dst = aids[j]
                 if board[dst] == EMPTY:
                     board[dst] = me
-                    n = _emit(ctx, board, dst, src, me, stage, out, moves, n, canon)
+                    xm, om = _flip(wm, bm, me, one << src | one << dst)
+                    n = _emit(ctx, board, xm, om, dst, src, me, stage, out, moves, n, canon)
                     board[dst] = EMPTY
         board[src] = me
     if expand and n == 0:
@@ -616,11 +629,11 @@ def _removal_legal(ctx, board, r, piece):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _parent_hash(ctx, board, stage, turn, canon):
+def _parent_hash(ctx, board, wm, bm, stage, turn, canon):
     """Hash of a candidate parent ((canon) of its canonical form), or -1 when it is
     outside the hash space or primitive (Three: the side not to move has a line)."""
     params = ctx[9]
-    h = _hash_of(ctx, board, stage, turn, canon)
+    h = _hash_of(ctx, board, wm, bm, stage, turn, canon)
     if h < 0:
         return -1
     if params[P_MILLWIN]:
@@ -634,13 +647,16 @@ def _parent_hash(ctx, board, stage, turn, canon):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_parent(ctx, board, d, src, prev, stage, canon, out, n):
+def _add_parent(ctx, board, wm, bm, d, src, prev, stage, canon, out, n):
     """Append the parent with the moved piece taken back from d (to src, -1: to hand), the
-    board left as it was; returns the new count."""
+    board (masks wm, bm) left as it was; returns the new count."""
     board[d] = EMPTY
+    back = np.int64(1) << d
     if src >= 0:
         board[src] = prev
-    p = _parent_hash(ctx, board, stage, prev, canon)
+        back |= np.int64(1) << src
+    xm, om = _flip(wm, bm, prev, back)
+    p = _parent_hash(ctx, board, xm, om, stage, prev, canon)
     if p >= 0:
         out[n] = p
         n += 1
@@ -651,10 +667,10 @@ def _add_parent(ctx, board, d, src, prev, stage, canon, out, n):
 
 
 @njit(cache=True, nogil=True)
-def _unmove(ctx, board, d, src, prev, stage, out, n, canon):
+def _unmove(ctx, board, wm, bm, d, src, prev, stage, out, n, canon):
     """Parents where `prev` moved to d (from src, -1 for a placement) in the parent of
     `stage`: without a removal, or with one of `me`'s pieces taken from an empty point r
-    when the move closed a mill. `board` is the child's and is restored."""
+    when the move closed a mill. `board` (masks wm, bm) is the child's and is restored."""
     params = ctx[9]
     npts = params[P_POINTS]
     me = 1 - prev
@@ -668,11 +684,12 @@ def _unmove(ctx, board, d, src, prev, stage, out, n, canon):
                 continue
             board[r] = me
             if _removal_legal(ctx, board, r, me):
-                n = _add_parent(ctx, board, d, src, prev, stage, canon, out, n)
+                xm, om = _flip(wm, bm, me, np.int64(1) << r)
+                n = _add_parent(ctx, board, xm, om, d, src, prev, stage, canon, out, n)
             board[r] = EMPTY
         if left > 0:  # a mill removes nothing only when the opponent had no piece out
             return n
-    return _add_parent(ctx, board, d, src, prev, stage, canon, out, n)
+    return _add_parent(ctx, board, wm, bm, d, src, prev, stage, canon, out, n)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -684,13 +701,14 @@ def _parents(ctx, h, out, scratch, canon):
     mstage = params[P_MOVE_STAGE]
     board = scratch[:npts]
     stage, me = _decode_as(ctx, h, board, canon)
+    wm, bm = _masks_of(board, npts) if canon else (np.int64(0), np.int64(0))
     prev = 1 - me
     n = 0
     # un-placements: the parent is in the previous stage, with prev to move
     if 0 < stage and (stage < mstage or me == W):
         for d in range(npts):
             if board[d] == prev:
-                n = _unmove(ctx, board, d, -1, prev, stage - 1, out, n, canon)
+                n = _unmove(ctx, board, wm, bm, d, -1, prev, stage - 1, out, n, canon)
     if stage < mstage:
         return _indices(ctx, out, n, True) if canon == 2 else n
     # un-slides (un-flights when prev had three pieces)
@@ -705,12 +723,12 @@ def _parents(ctx, h, out, scratch, canon):
         if fly:
             for src in range(npts):
                 if board[src] == EMPTY:
-                    n = _unmove(ctx, board, d, src, prev, stage, out, n, canon)
+                    n = _unmove(ctx, board, wm, bm, d, src, prev, stage, out, n, canon)
         else:
             for j in range(astart[d], astart[d + 1]):
                 src = aids[j]
                 if board[src] == EMPTY:
-                    n = _unmove(ctx, board, d, src, prev, stage, out, n, canon)
+                    n = _unmove(ctx, board, wm, bm, d, src, prev, stage, out, n, canon)
     return _indices(ctx, out, n, True) if canon == 2 else n
 
 
