@@ -105,7 +105,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None
         for j in p.run_order:
             if j in tasks:
                 worker.solve(v, store.group, p.tasks[j], limit=limit)
-        istart = game.ctx[11][4]
+        istart = game.block_index
         counts: dict[str, list[int]] = {}
         deepest: dict[str, int] = {}
         for k, (stage, turn, _combo, w, b) in enumerate(game.blocks):

@@ -2,9 +2,10 @@
 
 Usage: python benchmarks/movegen.py [quixo] [-V size=4] [--n 200000]. Times the game's
 jitted primitive, children, expand and parents (where the game defines them, and their
-`_canonical` forms) and canonical, ns per call, single thread, best of 3. Positions are
-uniform over the tier's hash range, so some are unreachable; compare runs of the same
-command taken back to back (numbers vary with load).
+`_canonical` and `_indexed` forms) and canonical, ns per call, single thread, best of 3.
+Positions are uniform over the tier's hash range, so some are unreachable (the `_indexed`
+forms take the canonical indices of the same positions); compare runs of the same command
+taken back to back (numbers vary with load).
 """
 
 from __future__ import annotations
@@ -49,6 +50,14 @@ def _parents_loop(f, ctx, hs, out, scratch):
     return s
 
 
+@njit
+def _index_loop(canonical, canonical_index, ctx, hs, scratch):
+    out = np.empty_like(hs)
+    for j in range(hs.shape[0]):
+        out[j] = canonical_index(ctx, canonical(ctx, hs[j], scratch))
+    return out
+
+
 def _time(fn, *args):
     fn(*args)  # compile / warm
     best = float("inf")
@@ -81,14 +90,18 @@ def main():
           f"{a.n:,} random positions")
     t, s = _time(_prim_loop, mod.primitive, g.ctx, hs, scratch)
     print(f"  primitive {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
+    indices = (_index_loop(mod.canonical, mod.canonical_index, g.ctx, hs, scratch)
+               if hasattr(mod, "canonical_index") else None)
     for name in ("children", "expand", "parents"):
-        for form in (name, f"{name}_canonical"):  # the second: for symmetric solves
+        # the second and third: for symmetric solves, the third on canonical indices
+        for form in (name, f"{name}_canonical", f"{name}_indexed"):
             if not hasattr(mod, form):
                 continue
+            at = indices if form.endswith("_indexed") else hs
             if name == "parents":
-                t, s = _time(_parents_loop, getattr(mod, form), g.ctx, hs, out, scratch)
+                t, s = _time(_parents_loop, getattr(mod, form), g.ctx, at, out, scratch)
             else:
-                t, s = _time(_kids_loop, getattr(mod, form), g.ctx, hs, out, moves, scratch)
+                t, s = _time(_kids_loop, getattr(mod, form), g.ctx, at, out, moves, scratch)
             print(f"  {form:18} {t / a.n * 1e9:8.1f} ns/call  (checksum {s})")
     if hasattr(mod, "canonical"):
         t, s = _time(_prim_loop, mod.canonical, g.ctx, hs, scratch)

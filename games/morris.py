@@ -66,7 +66,9 @@ itself, (W, B-1) and (W-1, B).
 Un-moves (`parents`): un-place or un-slide (un-fly) a piece of the side that just moved;
 when that piece stands in a mill, put back an opponent piece on any empty point from which
 taking it was legal. Parents outside the hash space, and (Three) parents that are already
-won, are left out.
+won, are left out. Moves and un-moves run on the two point masks (bit p: point p; a mill is
+a line's mask inside a side's mask), never on a board array: 2.2x faster children and
+2.5x faster parents than the board loops they replaced.
 
 Symmetry (`canonical`, `orbit`, and `children_canonical`, `parents_canonical` for
 solver/kernels/symmetry.py): a symmetry moves the pieces on the board and keeps the stage, the side
@@ -272,7 +274,7 @@ def _least_rank(hctx, tab, xm, om):
 def canonical(ctx, h, scratch):
     """The smallest hash among h's images: the same block (stage, side to move, pieces
     in hand and on the board), the board moved by a symmetry of the board."""
-    hctx, bstart, binfo, tab = ctx[0], ctx[1], ctx[2], ctx[10]
+    hctx, bstart, binfo, tab = ctx[0], ctx[1], ctx[2], ctx[9]
     k = np.searchsorted(bstart, h, side="right") - 1
     base = hctx[5][binfo[k, 2]]
     _turn, xm, om = unrank_masks(hctx, base + h - bstart[k])
@@ -282,7 +284,7 @@ def canonical(ctx, h, scratch):
 @njit(cache=True, nogil=True)
 def orbit(ctx, h, scratch):
     """How many distinct images h has: the symmetries divided by those that fix it."""
-    hctx, bstart, binfo, tab = ctx[0], ctx[1], ctx[2], ctx[10]
+    hctx, bstart, binfo, tab = ctx[0], ctx[1], ctx[2], ctx[9]
     k = np.searchsorted(bstart, h, side="right") - 1
     _turn, xm, om = unrank_masks(hctx, hctx[5][binfo[k, 2]] + h - bstart[k])
     _best, fixed = _least_image(tab, hctx[0][0], xm, om)
@@ -304,7 +306,7 @@ def canonical_index(ctx, h):
     """The index of canonical h among the canonical positions (hashing/orbits.py): its
     block's first index, then its White set's place among the least White sets, then
     Black's rank among the points left."""
-    hctx, bstart, binfo, numbering = ctx[0], ctx[1], ctx[2], ctx[11]
+    hctx, bstart, binfo, numbering = ctx[0], ctx[1], ctx[2], ctx[10]
     k = np.searchsorted(bstart, h, side="right") - 1
     return numbering[4][k] + _renumber(hctx, binfo[k, 2], h - bstart[k], numbering[0],
                                        numbering[2])
@@ -313,53 +315,71 @@ def canonical_index(ctx, h):
 @njit(cache=True, nogil=True, inline="always")
 def canonical_slot(ctx, i):
     """The hash at index i (`canonical_index`)."""
-    hctx, bstart, binfo, numbering = ctx[0], ctx[1], ctx[2], ctx[11]
+    hctx, bstart, binfo, numbering = ctx[0], ctx[1], ctx[2], ctx[10]
     istart = numbering[4]
     k = np.searchsorted(istart, i, side="right") - 1
     return bstart[k] + _renumber(hctx, binfo[k, 2], i - istart[k], numbering[1],
                                  numbering[3])
 
 
-@njit(cache=True, nogil=True)
-def _decode_index(ctx, i, board):
-    """`_decode` of the position at index i (`canonical_index`), its hash unneeded."""
-    hctx, binfo, numbering = ctx[0], ctx[2], ctx[11]
-    istart = numbering[4]
-    k = np.searchsorted(istart, i, side="right") - 1
-    combo = binfo[k, 2]
-    unrank(hctx, hctx[5][combo] + _renumber(hctx, combo, i - istart[k], numbering[1],
-                                            numbering[3]), board)
-    return binfo[k, 0], binfo[k, 1]
+@njit(cache=True, nogil=True, inline="always")
+def _decode_masks(ctx, x, canon):
+    """(stage, side to move, White's point mask, Black's) of hash x, or (canon 2) of the
+    position at index x (`canonical_index`): the masks straight from the ranks, no board."""
+    hctx, bstart, binfo, numbering = ctx[0], ctx[1], ctx[2], ctx[10]
+    if canon == 2:
+        istart = numbering[4]
+        k = np.searchsorted(istart, x, side="right") - 1
+        local = _renumber(hctx, binfo[k, 2], x - istart[k], numbering[1], numbering[3])
+    else:
+        k = np.searchsorted(bstart, x, side="right") - 1
+        local = x - bstart[k]
+    _turn, xm, om = unrank_masks(hctx, hctx[5][binfo[k, 2]] + local)
+    return binfo[k, 0], binfo[k, 1], xm, om
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _masks_of(board, n):
-    """(White's point mask, Black's) of `board`."""
-    xm = np.int64(0)
-    om = np.int64(0)
-    for i in range(n):
-        p = board[i]
-        xm |= np.int64(p == W) << i
-        om |= np.int64(p == B) << i
-    return xm, om
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _flip(wm, bm, side, bits):
-    """(White's mask, Black's) with `side`'s points `bits` toggled: the masks of a board
-    after a move, kept beside it so that no child or parent scans its board for them."""
+def _sides(side, a, b):
+    """(a, b) when `side` is White, else (b, a): (White's mask, Black's) from (side's,
+    the other's), and back."""
     if side == W:
-        return wm ^ bits, bm
-    return wm, bm ^ bits
+        return a, b
+    return b, a
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _encode_canonical(ctx, xm, om, stage, turn):
-    """`_encode` of the board's canonical image (`canonical` of its hash, without the
-    hash and the unranking in between), -1 when there is none. The context's arrays are
-    taken from the tuple once, before the first branch: taken after it (numba counts
-    references to tuple members), this ran 2x slower."""
-    hctx, bstart, blk, tab = ctx[0], ctx[1], ctx[3], ctx[10]
+def _low(bits):
+    """The point of the lowest set bit."""
+    return popcount((bits & -bits) - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _closes(lines, mstart, mids, mask, q):
+    """Whether point q lies on a line all of whose points are in `mask`."""
+    for j in range(mstart[q], mstart[q + 1]):
+        m = lines[mids[j]]
+        if (mask & m) == m:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_mills(lines, mask):
+    """The points of `mask` on a line all of whose points are in `mask`."""
+    out = np.int64(0)
+    for j in range(lines.shape[0]):
+        m = lines[j]
+        if (mask & m) == m:
+            out |= m
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _encode_masks(ctx, xm, om, stage, turn, least):
+    """`_encode` of the board with White's points xm and Black's om, or (least) of its
+    canonical image (`canonical` of its hash, without the hash and the unranking in
+    between); -1 when there is none."""
+    hctx, bstart, blk, tab = ctx[0], ctx[1], ctx[3], ctx[9]
     meta, cindex, coffset = hctx[0], hctx[2], hctx[5]
     n = meta[0]
     combo = cindex[popcount(xm) + (n + 1) * popcount(om)]
@@ -368,7 +388,9 @@ def _encode_canonical(ctx, xm, om, stage, turn):
     k = blk[stage, combo, turn]
     if k < 0:
         return -1
-    return bstart[k] + _least_rank(hctx, tab, xm, om) - coffset[combo]
+    if least:
+        return bstart[k] + _least_rank(hctx, tab, xm, om) - coffset[combo]
+    return bstart[k] + rank_masks(hctx, xm, om, 0) - coffset[combo]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -381,11 +403,10 @@ def _word(xm, om, n, stage, turn):
 @njit(cache=True, nogil=True)
 def _indices(ctx, out, count, drop):
     """Turn the moves collected in `out` as `_word`s into the `canonical_index` of their
-    canonical images, found as `_encode_canonical` finds its hash (no block search, no
-    division), in one loop: ranking each move where it is found took the context's arrays
-    out of the tuple at every move (reference counts, 2x slower). A word outside the hash
-    space gives -1, or (drop) is left out; returns the count kept."""
-    hctx, blk, tab, numbering = ctx[0], ctx[3], ctx[10], ctx[11]
+    canonical images, found as `_encode_masks` finds its hash (no block search, no
+    division), in one loop after the moves. A word outside the hash space gives -1, or
+    (drop) is left out; returns the count kept."""
+    hctx, blk, tab, numbering = ctx[0], ctx[3], ctx[9], ctx[10]
     meta, cindex, radix = hctx[0], hctx[2], hctx[4]
     index, first, istart = numbering[0], numbering[2], numbering[4]
     n = meta[0]
@@ -411,34 +432,12 @@ def _indices(ctx, out, count, drop):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _hash_of(ctx, board, wm, bm, stage, turn, canon):
-    """`_encode`, or `_encode_canonical` (canon 1), or (canon 2) the `_word` that
-    `_indices` turns into the index; wm, bm: the board's masks (`_flip`), unused by 0."""
+def _hash_of(ctx, wm, bm, stage, turn, canon):
+    """The hash of the board (White's points wm, Black's bm), its canonical hash (canon
+    1), or (canon 2) the `_word` that `_indices` turns into its index."""
     if canon == 2:
-        return _word(wm, bm, board.shape[0], stage, turn)
-    if canon:
-        return _encode_canonical(ctx, wm, bm, stage, turn)
-    return _encode(ctx, board, stage, turn)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _decode_as(ctx, x, board, canon):
-    """`_decode` of hash x, or (canon 2) of the position at index x."""
-    if canon == 2:
-        return _decode_index(ctx, x, board)
-    return _decode(ctx, x, board)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _in_mill(ctx, board, q, piece):
-    """Whether point q lies on a line whose three points all hold `piece`."""
-    mills, mstart, mids = ctx[4], ctx[5], ctx[6]
-    for j in range(mstart[q], mstart[q + 1]):
-        m = mids[j]
-        if board[mills[m, 0]] == piece and board[mills[m, 1]] == piece \
-                and board[mills[m, 2]] == piece:
-            return True
-    return False
+        return _word(wm, bm, ctx[0][0][0], stage, turn)
+    return _encode_masks(ctx, wm, bm, stage, turn, canon == 1)
 
 
 @njit(cache=True, nogil=True)
@@ -450,81 +449,60 @@ def _placed(men, stage, side):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _short(ctx, board, stage, me):
-    """LOSE when `me` has lost before moving: the opponent stands in a mill (millwin) or
-    `me` has fewer than three pieces on the board and in hand; else 0."""
-    params = ctx[9]
-    npts = params[P_POINTS]
+def _short(ctx, mine, theirs, stage, me):
+    """LOSE when `me` (points `mine`) has lost before moving: the opponent (`theirs`)
+    stands in a mill (millwin) or `me` has fewer than three pieces on the board and in
+    hand; else 0."""
+    params, lines = ctx[8], ctx[4]
     men = params[P_MEN]
-    opp = 1 - me
-    mine = 0
-    for i in range(npts):
-        if board[i] == me:
-            mine += 1
-    if params[P_MILLWIN]:
-        mills = ctx[4]
-        for m in range(mills.shape[0]):
-            if board[mills[m, 0]] == opp and board[mills[m, 1]] == opp \
-                    and board[mills[m, 2]] == opp:
-                return LOSE
-    if mine + men - _placed(men, stage, me) < 3:
+    if params[P_MILLWIN] and _in_mills(lines, theirs):
+        return LOSE
+    if popcount(mine) + men - _placed(men, stage, me) < 3:
         return LOSE
     return 0
 
 
 @njit(cache=True, nogil=True)
 def primitive(ctx, h, scratch):
-    params, astart, aids = ctx[9], ctx[7], ctx[8]
-    npts = params[P_POINTS]
-    board = scratch[:npts]
-    stage, me = _decode(ctx, h, board)
-    if _short(ctx, board, stage, me):
+    params, near = ctx[8], ctx[7]
+    stage, me, wm, bm = _decode_masks(ctx, h, 0)
+    mine, theirs = _sides(me, wm, bm)
+    if _short(ctx, mine, theirs, stage, me):
         return LOSE
     if stage == params[P_MOVE_STAGE]:
-        mine = 0
-        for i in range(npts):
-            if board[i] == me:
-                mine += 1
-        if params[P_FLY] and mine == 3:
+        if params[P_FLY] and popcount(mine) == 3:
             return 0  # some point is empty on every board
-        for i in range(npts):
-            if board[i] == me:
-                for j in range(astart[i], astart[i + 1]):
-                    if board[aids[j]] == EMPTY:
-                        return 0
+        empty = ((np.int64(1) << params[P_POINTS]) - 1) & ~(wm | bm)
+        s = mine
+        while s:
+            if near[_low(s)] & empty:
+                return 0
+            s &= s - 1
         return LOSE
     return 0
 
 
-@njit(cache=True, nogil=True)
-def _emit(ctx, board, wm, bm, dst, src, me, stage, out, moves, n, canon):
-    """Children of the move that just put `me` on dst (from src, -1 for a placement):
-    with a removal of each allowed opponent piece when the move formed a mill; each as
-    `_hash_of` gives it (canon 0: its hash, 1: its canonical hash, 2: its index). wm, bm:
-    the board's masks after the move."""
-    params = ctx[9]
-    npts = params[P_POINTS]
+@njit(cache=True, nogil=True, inline="always")
+def _emit(ctx, mine, theirs, dst, code, me, stage, out, moves, n, canon):
+    """Children of the move that just put `me` on dst (`mine`, `theirs`: the points after
+    it): one per opponent piece a mill may take when the move formed one (a piece in no
+    mill, any when all are), else one; each as `_hash_of` gives it."""
+    params, lines, mstart, mids = ctx[8], ctx[4], ctx[5], ctx[6]
     opp = 1 - me
-    code = ((src + 1) * npts + dst) * (npts + 1)
-    if params[P_MILLWIN] == 0 and _in_mill(ctx, board, dst, me):
-        free = 0
-        total = 0
-        for q in range(npts):
-            if board[q] == opp:
-                total += 1
-                if not _in_mill(ctx, board, q, opp):
-                    free += 1
-        if total > 0:
-            for q in range(npts):
-                if board[q] == opp and (free == 0 or not _in_mill(ctx, board, q, opp)):
-                    board[q] = EMPTY
-                    xm, om = _flip(wm, bm, opp, np.int64(1) << q)
-                    out[n] = _hash_of(ctx, board, xm, om, stage, opp, canon)
-                    moves[n] = code + q + 1
-                    board[q] = opp
-                    n += 1
-            return n
-    out[n] = _hash_of(ctx, board, wm, bm, stage, opp, canon)
+    if theirs and params[P_MILLWIN] == 0 and _closes(lines, mstart, mids, mine, dst):
+        take = theirs & ~_in_mills(lines, theirs)
+        if take == 0:
+            take = theirs
+        while take:
+            q = _low(take)
+            wm, bm = _sides(me, mine, theirs ^ (np.int64(1) << q))
+            out[n] = _hash_of(ctx, wm, bm, stage, opp, canon)
+            moves[n] = code + q + 1
+            n += 1
+            take &= take - 1
+        return n
+    wm, bm = _sides(me, mine, theirs)
+    out[n] = _hash_of(ctx, wm, bm, stage, opp, canon)
     moves[n] = code
     return n + 1
 
@@ -532,49 +510,36 @@ def _emit(ctx, board, wm, bm, dst, src, me, stage, out, moves, n, canon):
 @njit(cache=True, nogil=True, inline="always")
 def _children(ctx, h, out, moves, scratch, canon, expand):
     """Children of h (canon 0), as canonical hashes (1), or of the position at index h as
-    canonical indices (2). With `expand`, -value of a primitive instead."""
-    params, astart, aids = ctx[9], ctx[7], ctx[8]
+    canonical indices (2), in the order of the move codes. With `expand`, -value of a
+    primitive instead. On point masks (bit p: point p), no board."""
+    params, near = ctx[8], ctx[7]
     npts = params[P_POINTS]
-    board = scratch[:npts]
-    stage, me = _decode_as(ctx, h, board, canon)
-    if expand and _short(ctx, board, stage, me):
+    stage, me, wm, bm = _decode_masks(ctx, h, canon)
+    mine, theirs = _sides(me, wm, bm)
+    if expand and _short(ctx, mine, theirs, stage, me):
         return -LOSE
-    wm, bm = _masks_of(board, npts) if canon else (np.int64(0), np.int64(0))
-    one = np.int64(1)
+    empty = ((np.int64(1) << npts) - 1) & ~(wm | bm)
     n = 0
     if stage < params[P_MOVE_STAGE]:
-        for dst in range(npts):
-            if board[dst] == EMPTY:
-                board[dst] = me
-                xm, om = _flip(wm, bm, me, one << dst)
-                n = _emit(ctx, board, xm, om, dst, -1, me, stage + 1, out, moves, n, canon)
-                board[dst] = EMPTY
+        e = empty
+        while e:
+            dst = _low(e)
+            n = _emit(ctx, mine | (np.int64(1) << dst), theirs, dst, dst * (npts + 1), me,
+                      stage + 1, out, moves, n, canon)
+            e &= e - 1
         return _indices(ctx, out, n, False) if canon == 2 else n
-    mine = 0
-    for i in range(npts):
-        if board[i] == me:
-            mine += 1
-    fly = params[P_FLY] != 0 and mine == 3
-    for src in range(npts):
-        if board[src] != me:
-            continue
-        board[src] = EMPTY
-        if fly:
-            for dst in range(npts):
-                if dst != src and board[dst] == EMPTY:
-                    board[dst] = me
-                    xm, om = _flip(wm, bm, me, one << src | one << dst)
-                    n = _emit(ctx, board, xm, om, dst, src, me, stage, out, moves, n, canon)
-                    board[dst] = EMPTY
-        else:
-            for j in range(astart[src], astart[src + 1]):
-                dst = aids[j]
-                if board[dst] == EMPTY:
-                    board[dst] = me
-                    xm, om = _flip(wm, bm, me, one << src | one << dst)
-                    n = _emit(ctx, board, xm, om, dst, src, me, stage, out, moves, n, canon)
-                    board[dst] = EMPTY
-        board[src] = me
+    fly = params[P_FLY] != 0 and popcount(mine) == 3
+    s = mine
+    while s:
+        src = _low(s)
+        left = mine ^ (np.int64(1) << src)
+        d = empty if fly else near[src] & empty
+        while d:
+            dst = _low(d)
+            n = _emit(ctx, left | (np.int64(1) << dst), theirs, dst,
+                      ((src + 1) * npts + dst) * (npts + 1), me, stage, out, moves, n, canon)
+            d &= d - 1
+        s &= s - 1
     if expand and n == 0:
         return -LOSE  # blocked
     return _indices(ctx, out, n, False) if canon == 2 else n
@@ -617,118 +582,76 @@ def expand_indexed(ctx, i, out, moves, scratch):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _removal_legal(ctx, board, r, piece):
-    """Whether taking `piece` from r is allowed on `board`: r is in no mill, or every
-    piece of that side is in a mill."""
-    if not _in_mill(ctx, board, r, piece):
-        return True
-    for q in range(board.shape[0]):
-        if board[q] == piece and not _in_mill(ctx, board, q, piece):
-            return False
-    return True
+def _add_parent(ctx, mover, other, prev, stage, canon, out, n):
+    """Append the parent where `prev` (points `mover`) is to move against `other`, unless
+    it is outside the hash space (canon 2: left to `_indices`) or primitive (Three: the
+    side not to move has a line); returns the new count."""
+    params, lines = ctx[8], ctx[4]
+    wm, bm = _sides(prev, mover, other)
+    p = _hash_of(ctx, wm, bm, stage, prev, canon)
+    if p < 0 or (params[P_MILLWIN] and _in_mills(lines, other)):
+        return n
+    out[n] = p
+    return n + 1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _parent_hash(ctx, board, wm, bm, stage, turn, canon):
-    """Hash of a candidate parent ((canon) of its canonical form), or -1 when it is
-    outside the hash space or primitive (Three: the side not to move has a line)."""
-    params = ctx[9]
-    h = _hash_of(ctx, board, wm, bm, stage, turn, canon)
-    if h < 0:
-        return -1
-    if params[P_MILLWIN]:
-        mills = ctx[4]
-        opp = 1 - turn
-        for m in range(mills.shape[0]):
-            if board[mills[m, 0]] == opp and board[mills[m, 1]] == opp \
-                    and board[mills[m, 2]] == opp:
-                return -1
-    return h
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _add_parent(ctx, board, wm, bm, d, src, prev, stage, canon, out, n):
-    """Append the parent with the moved piece taken back from d (to src, -1: to hand), the
-    board (masks wm, bm) left as it was; returns the new count."""
-    board[d] = EMPTY
-    back = np.int64(1) << d
-    if src >= 0:
-        board[src] = prev
-        back |= np.int64(1) << src
-    xm, om = _flip(wm, bm, prev, back)
-    p = _parent_hash(ctx, board, xm, om, stage, prev, canon)
-    if p >= 0:
-        out[n] = p
-        n += 1
-    if src >= 0:
-        board[src] = EMPTY
-    board[d] = prev
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _unmove(ctx, board, wm, bm, d, src, prev, stage, out, n, canon):
+def _unmove(ctx, moved, other, empty, d, src, prev, stage, out, n, canon):
     """Parents where `prev` moved to d (from src, -1 for a placement) in the parent of
-    `stage`: without a removal, or with one of `me`'s pieces taken from an empty point r
-    when the move closed a mill. `board` (masks wm, bm) is the child's and is restored."""
-    params = ctx[9]
-    npts = params[P_POINTS]
-    me = 1 - prev
-    if params[P_MILLWIN] == 0 and _in_mill(ctx, board, d, prev):
-        left = 0
-        for q in range(npts):
-            if board[q] == me:
-                left += 1
-        for r in range(npts):
-            if board[r] != EMPTY or r == src:
-                continue
-            board[r] = me
-            if _removal_legal(ctx, board, r, me):
-                xm, om = _flip(wm, bm, me, np.int64(1) << r)
-                n = _add_parent(ctx, board, xm, om, d, src, prev, stage, canon, out, n)
-            board[r] = EMPTY
-        if left > 0:  # a mill removes nothing only when the opponent had no piece out
+    `stage`, the child's points being `moved` (prev's), `other` and `empty`: without a
+    removal, or with one of the other side's pieces taken from an empty point r when the
+    move closed a mill and taking r was legal (r in no mill, or all in mills)."""
+    params, lines, mstart, mids = ctx[8], ctx[4], ctx[5], ctx[6]
+    one = np.int64(1)
+    back = moved ^ (one << d)
+    if src >= 0:
+        back |= one << src
+    if params[P_MILLWIN] == 0 and _closes(lines, mstart, mids, moved, d):
+        free = empty
+        if src >= 0:
+            free &= ~(one << src)
+        while free:
+            r = _low(free)
+            had = other | (one << r)
+            if not _closes(lines, mstart, mids, had, r) or _in_mills(lines, had) == had:
+                n = _add_parent(ctx, back, had, prev, stage, canon, out, n)
+            free &= free - 1
+        if other:  # a mill removes nothing only when the opponent had no piece out
             return n
-    return _add_parent(ctx, board, wm, bm, d, src, prev, stage, canon, out, n)
+    return _add_parent(ctx, back, other, prev, stage, canon, out, n)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _parents(ctx, h, out, scratch, canon):
     """Every position (in the hash space, not primitive) with h among its children, once;
     (canon) each in its canonical form, repeats allowed."""
-    params, astart, aids = ctx[9], ctx[7], ctx[8]
+    params, near = ctx[8], ctx[7]
     npts = params[P_POINTS]
     mstage = params[P_MOVE_STAGE]
-    board = scratch[:npts]
-    stage, me = _decode_as(ctx, h, board, canon)
-    wm, bm = _masks_of(board, npts) if canon else (np.int64(0), np.int64(0))
+    stage, me, wm, bm = _decode_masks(ctx, h, canon)
     prev = 1 - me
+    moved, other = _sides(prev, wm, bm)
+    empty = ((np.int64(1) << npts) - 1) & ~(wm | bm)
     n = 0
     # un-placements: the parent is in the previous stage, with prev to move
     if 0 < stage and (stage < mstage or me == W):
-        for d in range(npts):
-            if board[d] == prev:
-                n = _unmove(ctx, board, wm, bm, d, -1, prev, stage - 1, out, n, canon)
+        s = moved
+        while s:
+            n = _unmove(ctx, moved, other, empty, _low(s), -1, prev, stage - 1, out, n,
+                        canon)
+            s &= s - 1
     if stage < mstage:
         return _indices(ctx, out, n, True) if canon == 2 else n
     # un-slides (un-flights when prev had three pieces)
-    count = 0
-    for i in range(npts):
-        if board[i] == prev:
-            count += 1
-    fly = params[P_FLY] != 0 and count == 3
-    for d in range(npts):
-        if board[d] != prev:
-            continue
-        if fly:
-            for src in range(npts):
-                if board[src] == EMPTY:
-                    n = _unmove(ctx, board, wm, bm, d, src, prev, stage, out, n, canon)
-        else:
-            for j in range(astart[d], astart[d + 1]):
-                src = aids[j]
-                if board[src] == EMPTY:
-                    n = _unmove(ctx, board, wm, bm, d, src, prev, stage, out, n, canon)
+    fly = params[P_FLY] != 0 and popcount(moved) == 3
+    s = moved
+    while s:
+        d = _low(s)
+        f = empty if fly else near[d] & empty
+        while f:
+            n = _unmove(ctx, moved, other, empty, d, _low(f), prev, stage, out, n, canon)
+            f &= f - 1
+        s &= s - 1
     return _indices(ctx, out, n, True) if canon == 2 else n
 
 
@@ -797,16 +720,16 @@ class Morris(Game):
             blk[stage, combo, turn] = k
         self.bstart = bstart
         self.hash_size = int(bstart[-1])
-        mill_arr = np.array(mills, dtype=np.int64)
         through = [[m for m, line in enumerate(mills) if p in line] for p in range(npts)]
         mstart, mids = _csr(through)
         nbrs = [[b for a, b in adj if a == p] for p in range(npts)]
-        astart, aids = _csr(nbrs)
         params = np.array([npts, men, int(self.millwin), int(self.flying), self.move_stage],
                           dtype=np.int64)
         self.symmetries = board_symmetries(men, self.variant["diagonals"])
-        self.ctx = (self.hash.nb, bstart, binfo, blk, mill_arr, mstart, mids, astart, aids,
-                    params, symmetry_table(self.symmetries), self._numbering())
+        lines = np.array([sum(1 << p for p in m) for m in mills], dtype=np.int64)
+        near = np.array([sum(1 << q for q in g) for g in nbrs], dtype=np.int64)
+        self.ctx = (self.hash.nb, bstart, binfo, blk, lines, mstart, mids, near, params,
+                    symmetry_table(self.symmetries), self._numbering())
         removals = 1 if self.millwin else men
         moves_bound = max(npts, men * max(len(g) for g in nbrs))
         if self.flying:
@@ -856,6 +779,7 @@ class Morris(Game):
         for k, (_stage, _turn, _combo, w, b) in enumerate(self.blocks):
             istart[k + 1] = istart[k] + (first_r[w + 1] - first_r[w]) * math.comb(n - w, b)
         self.canonical_size = int(istart[-1])
+        self.block_index = istart  # block k's canonical indices: [istart[k], istart[k + 1])
         return (index, rank, first_i, first_r, istart)
 
     def encode(self, board: np.ndarray, stage: int, turn: int) -> int:
