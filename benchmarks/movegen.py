@@ -1,8 +1,9 @@
 """ns per position of a game's move generation on random hashes of its largest tier.
 
 Usage: python benchmarks/movegen.py [quixo] [-V size=4] [--n 200000]. Times the game's
-jitted primitive, children, expand and parents (where the game defines them, and their
-`_canonical` and `_indexed` forms) and canonical, ns per call, single thread, best of 3.
+jitted primitive, children, expand, parents and parents_in_tier (where the game defines
+them, and their `_canonical` and `_indexed` forms) and canonical, ns per call, single
+thread, best of 3.
 Positions are uniform over the tier's hash range, so some are unreachable (the `_indexed`
 forms take the canonical indices of the same positions); compare runs of the same command
 taken back to back (numbers vary with load).
@@ -92,13 +93,13 @@ def main():
     print(f"  primitive {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
     indices = (_index_loop(mod.canonical, mod.canonical_index, g.ctx, hs, scratch)
                if hasattr(mod, "canonical_index") else None)
-    for name in ("children", "expand", "parents"):
+    for name in ("children", "expand", "parents", "parents_in_tier"):
         # the second and third: for symmetric solves, the third on canonical indices
         for form in (name, f"{name}_canonical", f"{name}_indexed"):
             if not hasattr(mod, form):
                 continue
             at = indices if form.endswith("_indexed") else hs
-            if name == "parents":
+            if name.startswith("parents"):
                 t, s = _time(_parents_loop, getattr(mod, form), g.ctx, at, out, scratch)
             else:
                 t, s = _time(_kids_loop, getattr(mod, form), g.ctx, at, out, moves, scratch)
