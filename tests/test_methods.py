@@ -157,3 +157,11 @@ def test_interrupted_tier_solve_resumes_to_the_same_arrays(tmp_path):
     solve(game, "bottomup", root=tmp_path / "ref")
     for x, y in zip(arrays(game, root), arrays(game, tmp_path / "ref"), strict=True):
         assert np.array_equal(x, y)
+    # both runs are accounted for: the killed one as far as its last record
+    attrs = json.loads((root / "tictactoe" / "default" / "zarr.json").read_text())["attributes"]
+    killed, resumed = attrs["runs"]
+    assert killed["tasks"] >= 1 and killed["wall_seconds"] > 0 and killed["peak_bytes"] > 0
+    assert resumed["tasks"] >= 1 and resumed["started"] >= killed["started"]
+    assert attrs["wall_seconds_all_runs"] == pytest.approx(
+        killed["wall_seconds"] + resumed["wall_seconds"], abs=0.2)
+    assert "  all runs             2: wall " in out.stdout

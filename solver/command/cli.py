@@ -146,6 +146,17 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
         if result.extra.get("peak_memory_bytes"):
             rows.append(("peak memory", f"{result.extra['peak_memory_bytes'] / (1 << 30):,.2f}"
                                         " GiB (largest resident set, getrusage)"))
+        runs = result.extra.get("runs") or []
+        if len(runs) > 1:  # resumed: the whole solve's cost beside this run's
+            from solver.runtime.progress import duration
+
+            def spent(seconds):
+                return f"{seconds:.1f} s" if seconds < 90 else duration(seconds)
+
+            rows.append(("all runs", f"{len(runs)}: wall "
+                         f"{spent(result.extra['wall_seconds_all_runs'])}, CPU "
+                         f"{spent(result.extra['cpu_seconds_all_runs'])}, peak "
+                         f"{result.extra['peak_memory_bytes_all_runs'] / (1 << 30):,.2f} GiB"))
     for k, v in rows:
         click.echo(f"  {k:<20} {v}")
 

@@ -11,9 +11,10 @@ import numpy as np
 
 from games.base import Tier
 from solver.engine.plan import Plan
-from solver.engine.worker import REACHED
+from solver.engine.worker import REACHED, peak_rss
 from solver.runtime.env import tier_pause
 from solver.storage.chunkio import chunk_array, span, sync_written
+from solver.storage.database import now
 from solver.storage.partial import PartialStore
 
 RECENT = 16  # tasks recorded last, whose chunks a resume reads back before trusting them
@@ -34,7 +35,9 @@ def _unbits(text: str | None, n: int) -> set[int]:
 
 class Record:
     """The finished tasks of each phase, in the store's attributes (only the manager
-    writes them), flushed at most every second."""
+    writes them), flushed at most every second; beside them each run's wall and CPU time
+    (of this process: a cluster's workers count theirs in `worker_task_seconds`), peak
+    memory and tasks finished, so a solve resumed across sessions reports its whole cost."""
 
     def __init__(self, store: PartialStore, p: Plan, tiers: list[Tier]):
         self.store, self.n = store, len(p.tasks)
@@ -52,6 +55,11 @@ class Record:
         self.small = len(tiers) <= 2000  # the tiers_done list is only kept when short
         self.last = 0.0
         self.eager = bool(tier_pause())
+        # each run (this one last): a solve that spans sessions reports its whole time
+        self.runs = [dict(r) for r in attrs.get("runs") or []]
+        self.runs.append({"started": now(), "wall_seconds": 0.0, "cpu_seconds": 0.0,
+                          "peak_bytes": 0, "tasks": 0})
+        self.clock = (time.monotonic(), time.process_time())
 
     def piece(self, t: int, lo: int, hi: int) -> None:
         self.tiers_left[t] -= hi - lo
@@ -64,6 +72,7 @@ class Record:
         before (a Writer job queued after them, or a cluster worker's result)."""
         sync_written()  # its chunk files on disk before any record of them
         self.done[phase].add(i)
+        self.runs[-1]["tasks"] += 1
         self.recent = [*self.recent[-(RECENT - 1):], [phase, i]]
         if tally is not None:
             self.tally[i] = tally
@@ -73,7 +82,11 @@ class Record:
         if not now and time.monotonic() - self.last < 1.0:
             return
         self.last = time.monotonic()
+        self.runs[-1].update(wall_seconds=round(self.last - self.clock[0], 1),
+                             cpu_seconds=round(time.process_time() - self.clock[1], 1),
+                             peak_bytes=peak_rss())
         attrs = {f"{ph}_done": _bits(d, self.n) for ph, d in self.done.items()}
+        attrs["runs"] = self.runs
         attrs["task_tally"] = {str(i): t for i, t in sorted(self.tally.items())}
         attrs["recent_tasks"] = self.recent
         if self.small:

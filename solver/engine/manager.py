@@ -142,6 +142,11 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
     summary["threads"] = threads() if not cluster else max(1, workers) * max(
         1, threads() // max(1, workers))
     summary["tier_seconds"] = round(time.perf_counter() - t0, 3)
+    summary["runs"] = record.runs
+    summary["wall_seconds_all_runs"] = round(sum(r["wall_seconds"] for r in record.runs), 1)
+    summary["cpu_seconds_all_runs"] = round(sum(r["cpu_seconds"] for r in record.runs), 1)
+    summary["peak_memory_bytes_all_runs"] = max(
+        summary["peak_memory_bytes"], *(r["peak_bytes"] for r in record.runs))
     if cluster:
         summary["worker_task_seconds"] = round(getattr(record, "busy", 0.0), 3)
     store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))))

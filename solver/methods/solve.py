@@ -231,6 +231,10 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         result = _result(plain, path, attrs, False, compile_seconds=t1 - t0,
                          solve_seconds=t2 - t1)
         result.extra["peak_memory_bytes"] = attrs.get("peak_memory_bytes")
+        for key in ("runs", "wall_seconds_all_runs", "cpu_seconds_all_runs",
+                    "peak_memory_bytes_all_runs"):
+            if key in attrs:
+                result.extra[key] = attrs[key]
         return result
     rec = module.solve(game, progress)
     t2 = time.perf_counter()
