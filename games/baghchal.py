@@ -570,6 +570,36 @@ def orbit(ctx, h, scratch):
     return orbit_masks_in(params[P_SWAPS:], params[P_GROUP], a, b)
 
 
+@njit(cache=True, nogil=True)
+def orbit_sizes_indexed(ctx, first, value, out, scratch):
+    """out[j]: the orbit of the position at index first + j, 0 where value[j] is 0. The
+    numbering runs one tiger set at a time, and a board's symmetries fix its tiger set: a
+    tiger set that no symmetry fixes gives every board of its run the whole group, unseen."""
+    tarr, num, params = ctx[9], ctx[11], ctx[4]
+    c, least = num[0], num[1]
+    istart = num[2 + c + least:]
+    sym, group = params[P_SWAPS:], params[P_GROUP]
+    whole = popcount(group)
+    n = value.shape[0]
+    j = 0
+    while j < n:
+        i = first + j
+        t = np.searchsorted(istart, i, side="right") - 1
+        rad = tarr[t] // c
+        stop = min(n, j + rad - (i - istart[t]) % rad)  # the end of this tiger set's run
+        _base, _coff, a, _b = _masks(ctx, canonical_slot(ctx, i))
+        plain = orbit_masks_in(sym, group, a, np.int64(0)) == whole
+        for k in range(j, stop):
+            if value[k] == 0:
+                out[k] = 0
+            elif plain:
+                out[k] = whole
+            else:
+                out[k] = orbit(ctx, canonical_slot(ctx, first + k), scratch)
+        j = stop
+    return n
+
+
 def line_tables(size: int) -> tuple[np.ndarray, np.ndarray]:
     """nbr[i, d]: the point one step from i along direction d on a line, else -1;
     beyond[i, d]: the point two steps away along the same line, else -1."""

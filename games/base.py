@@ -100,6 +100,10 @@ FUNCTIONS: tuple[Function, ...] = (
              ("canonical_index", "parents_in_tier"), False,
              "parents_in_tier of the position at index i as canonical indices, repeats "
              "allowed"),
+    Function("orbit_sizes_indexed", "ctx, first, value, out, scratch", False,
+             ("canonical_index", "orbit"), False,
+             "out[j]: orbit of the position at index first + j, 0 where value[j] is 0 (a "
+             "count of every position, solver/use/analysis.py, skips what no symmetry fixes)"),
 )
 FUNCTION_NAMES = tuple(f.name for f in FUNCTIONS)
 # the rules that have a `_canonical` form, in the table's order

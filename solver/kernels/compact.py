@@ -307,12 +307,23 @@ def orbit(cctx, i, scratch):
     return _orbit(cctx[0], _slot(cctx, i), scratch)
 
 
-@njit(cache=True, nogil=True)
+{orbit_sizes}{rest}'''
+
+_ORBIT_SIZES = '''@njit(cache=True, nogil=True)
 def orbit_sizes(cctx, first, value, out, scratch):
     """out[i]: the distinct images of position first + i, 0 where it is not reached."""
     for i in range(value.shape[0]):
         out[i] = orbit(cctx, first + i, scratch) if value[i] != 0 else 0
-{rest}'''
+'''
+
+_ORBIT_SIZES_INDEXED = '''from {direct} import orbit_sizes_indexed as _orbit_sizes
+
+
+@njit(cache=True, nogil=True)
+def orbit_sizes(cctx, first, value, out, scratch):
+    """The game's own: it knows which runs of its numbering no symmetry can fix."""
+    return _orbit_sizes(cctx[0], first, value, out, scratch)
+'''
 
 _BY_INDEX = '''from solver.kernels.compact import rank, select
 
@@ -403,8 +414,10 @@ def wrapper(sym_module: str, direct: str | None = None):
             imports.append(f"from {sym_module} import {name} as _{name}")
             rest.append(text.format(name=name))
     numbered = _DIRECT.format(module=direct) if direct else _BY_INDEX
+    sizes = (_ORBIT_SIZES_INDEXED.format(direct=direct) if "orbit_sizes_indexed" in own
+             else _ORBIT_SIZES)
     src = _WRAPPER.format(sym=sym_module, numbering=numbered, imports="\n".join(imports),
-                          rest="".join(rest))
+                          orbit_sizes=sizes, rest="".join(rest))
     digest = hashlib.sha256(src.encode())
     digest.update(_module_file(__name__).read_bytes())
     if direct:

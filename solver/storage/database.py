@@ -417,6 +417,11 @@ class Database:
         return int(v[i]), int(r[i])
 
     @property
+    def chunk_size(self) -> int:
+        """Positions a stored chunk holds (chunk c starts at index c * chunk_size)."""
+        return self._chunk
+
+    @property
     def nchunks(self) -> int:
         return -(-self.size // self._chunk)
 

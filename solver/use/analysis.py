@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.kernels.codegen import kernels
-from solver.runtime.parallel import call
+from solver.runtime.parallel import call, run_each, threads
 from solver.storage.database import Database
 
 ORDER = (4, 1, 3, 2)  # win, lose, tie, draw
@@ -15,28 +16,35 @@ ORDER = (4, 1, 3, 2)  # win, lose, tie, draw
 def analyze(db: Database) -> dict:
     """Counts by value and remoteness. A database solved with symmetry (canonical positions
     only) counts every position, each canonical one weighted by its orbit (its distinct
-    images), so the report equals the unreduced one; `canonical` holds the stored counts."""
+    images), so the report equals the unreduced one; `canonical` holds the stored counts.
+    Chunks are read and counted on the thread pool (zarr's decoding and the kernels let go
+    of the GIL): a 38 G-position database is minutes, not hours."""
     game = db.game
-    counts = np.zeros(8, np.int64)
-    canon = np.zeros(8, np.int64)
-    by_rem: dict[int, np.ndarray] = {}
     orbits = _orbit_sizes(db.numbered_game()) if db.symmetric else None
-    for a, value, rem in db.chunks():
-        canon += np.bincount(value, minlength=8)[:8]
+
+    def count(c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        value, rem = db.read_chunk(c)
         weight = np.ones(value.shape[0], np.int64)
         if orbits is not None:
-            orbits(a, value, weight)
-        counts += np.bincount(value, weights=weight, minlength=8)[:8].astype(np.int64)
-        # draws (and puzzle losses) have no remoteness: counted by value only
-        reached = (value == 4) | (value == 3) | ((value == 1) & (not game.puzzle))
-        if not reached.any():
-            continue
-        v, r = value[reached], rem[reached].astype(np.int64)
-        hist = np.zeros((int(r.max()) + 1, 8), np.int64)
-        np.add.at(hist, (r, v), weight[reached])
-        for rr in np.nonzero(hist.sum(axis=1))[0]:
-            by_rem.setdefault(int(rr), np.zeros(8, np.int64))
-            by_rem[int(rr)] += hist[rr]
+            orbits(c * db.chunk_size, value, weight)
+        counts, canon = np.zeros(8, np.int64), np.zeros(8, np.int64)
+        hist = np.zeros((int(rem.max(initial=0)) + 1, 8), np.int64)
+        _tally(value, rem, weight, game.puzzle, counts, canon, hist)
+        return counts, canon, hist
+
+    counts, canon = np.zeros(8, np.int64), np.zeros(8, np.int64)
+    hist = np.zeros((1, 8), np.int64)
+    window = 2 * threads()  # chunks in flight: memory stays a few chunks
+    for lo in range(0, db.nchunks, window):
+        for got_counts, got_canon, got_hist in run_each(
+                count, [(c,) for c in range(lo, min(lo + window, db.nchunks))]):
+            counts += got_counts
+            canon += got_canon
+            if got_hist.shape[0] > hist.shape[0]:
+                hist = np.vstack([hist, np.zeros((got_hist.shape[0] - hist.shape[0], 8),
+                                                 np.int64)])
+            hist[:got_hist.shape[0]] += got_hist
+    by_rem = {int(r): hist[r] for r in np.nonzero(hist.sum(axis=1))[0]}
     sv, sr = db.lookup(game.start)
     remoteness = {}
     for rr in sorted(by_rem):
@@ -60,14 +68,26 @@ def analyze(db: Database) -> dict:
     return report
 
 
+@njit(cache=True, nogil=True)
+def _tally(value, rem, weight, puzzle, counts, canon, hist):
+    """One pass over a chunk: positions by value (weighted and stored), and by remoteness
+    and value where a remoteness is kept (draws and puzzle losses have none)."""
+    for i in range(value.shape[0]):
+        v = value[i]
+        canon[v] += 1
+        counts[v] += weight[i]
+        if v == 4 or v == 3 or (v == 1 and not puzzle):
+            hist[rem[i], v] += weight[i]
+
+
 def _orbit_sizes(game: Game):
     """f(first, value, out): the orbit size of each reached position of a chunk (`game`
     numbered as the database: solver/kernels/symmetry.py or compact.py's wrapper)."""
     import importlib
 
     k = importlib.import_module(game.module)
-    scratch = np.empty(game.scratch_size, np.int8)
-    return lambda first, value, out: k.orbit_sizes(game.ctx, first, value, out, scratch)
+    return lambda first, value, out: k.orbit_sizes(  # a scratch each: called on threads
+        game.ctx, first, value, out, np.empty(game.scratch_size, np.int8))
 
 
 def count_paths(game: Game) -> dict[str, int]:
