@@ -324,6 +324,33 @@ def canonical_slot(ctx, i):
                                  numbering[3])
 
 
+@njit(cache=True, nogil=True)
+def orbit_sizes_indexed(ctx, first, value, out, scratch):
+    """out[j]: the orbit of the position at index first + j, 0 where value[j] is 0. The
+    numbering runs one White set at a time, and a board's symmetries fix its White set: a
+    White set that no symmetry fixes gives every board of its run the whole group, unseen."""
+    hctx, binfo, tab, istart = ctx[0], ctx[2], ctx[9], ctx[10][4]
+    whole = tab.shape[0] // 768
+    n = value.shape[0]
+    j = 0
+    while j < n:
+        i = first + j
+        k = np.searchsorted(istart, i, side="right") - 1
+        rad = hctx[4][binfo[k, 2], 0]
+        stop = min(n, j + rad - (i - istart[k]) % rad)  # the end of this White set's run
+        _stage, _side, xm, _om = _decode_masks(ctx, i, 2)
+        plain = _least_image(tab, hctx[0][0], xm, np.int64(0))[1] == 1
+        for q in range(j, stop):
+            if value[q] == 0:
+                out[q] = 0
+            elif plain:
+                out[q] = whole
+            else:
+                out[q] = orbit(ctx, canonical_slot(ctx, first + q), scratch)
+        j = stop
+    return n
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _decode_masks(ctx, x, canon):
     """(stage, side to move, White's point mask, Black's) of hash x, or (canon 2) of the

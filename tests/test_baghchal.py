@@ -542,34 +542,3 @@ def test_the_numbering_of_canonical_positions_is_exact(size, canonical):
     if size == 4:  # gaps: tiger sets with symmetries of their own (size 3: the one tiger)
         assert game.canonical_size == 2_358_280
 
-
-@pytest.mark.parametrize("size,sample", [(4, None), (5, 1 << 16)])
-def test_orbit_sizes_of_runs_are_each_positions_orbit(size, sample):
-    """`orbit_sizes_indexed` (what analyze weighs canonical positions by) skips the runs of
-    tiger sets that no symmetry fixes: it gives each position's own orbit all the same,
-    over all of 4x4's numbering and runs of 5x5's that cross tiger sets and tiers."""
-    game = BaghChal(size=size)
-    mod = importlib.import_module(game.module)
-    scratch = np.zeros(game.scratch_size, np.int8)
-    n = game.canonical_size
-    rng = np.random.default_rng(size)
-    starts = [0] if sample is None else [0, n - sample, *rng.integers(0, n - sample, 6)]
-    for first in starts:
-        count = n if sample is None else sample
-        value = rng.integers(0, 3, count).astype(np.int8)
-        got = np.full(count, -1, np.int64)
-        mod.orbit_sizes_indexed(game.ctx, int(first), value, got, scratch)
-        want = _orbits_each(mod.orbit, mod.canonical_slot, game.ctx, int(first), value,
-                            scratch)
-        assert np.array_equal(got, want), first
-        if sample is None:  # boards with symmetries of their own are in it too
-            assert (got[value != 0] < got.max()).any()
-
-
-@njit
-def _orbits_each(orbit, slot, ctx, first, value, scratch):
-    out = np.zeros(value.shape[0], np.int64)
-    for j in range(value.shape[0]):
-        if value[j] != 0:
-            out[j] = orbit(ctx, slot(ctx, first + j), scratch)
-    return out

@@ -15,6 +15,7 @@ import ref_quixo
 import ref_teeko
 import reference
 from checks import assert_matches_reference
+from numba import njit
 
 from games import get_game
 from games.common import square_symmetries
@@ -246,3 +247,38 @@ def test_a_wrong_cached_index_is_found_again(tmp_path, monkeypatch):
         assert np.array_equal(compact.build(game).words, right)
     path.write_bytes(b"not an index")
     assert np.array_equal(compact.build(game).words, right)
+
+
+@pytest.mark.parametrize("name,variant,sample", [
+    ("baghchal", "size=4", None), ("baghchal", "size=5", 1 << 16),
+    ("morris", "men=3", None), ("morris", "men=6", None), ("morris", "men=9", 1 << 16)])
+def test_orbit_sizes_of_runs_are_each_positions_orbit(name, variant, sample):
+    """A game's `orbit_sizes_indexed` (what analyze weighs canonical positions by) skips
+    the runs of first-type sets that no symmetry fixes: it gives each position's own orbit
+    all the same, over whole numberings and over runs of the large ones that cross sets,
+    blocks and tiers."""
+    game = get_game(name, variant)
+    mod = importlib.import_module(game.module)
+    scratch = np.zeros(game.scratch_size, np.int8)
+    n = game.canonical_size
+    rng = np.random.default_rng(len(variant))
+    starts = [0] if sample is None else [0, n - sample, *rng.integers(0, n - sample, 6)]
+    for first in starts:
+        count = n if sample is None else sample
+        value = rng.integers(0, 3, count).astype(np.int8)
+        got = np.full(count, -1, np.int64)
+        mod.orbit_sizes_indexed(game.ctx, int(first), value, got, scratch)
+        want = _orbits_each(mod.orbit, mod.canonical_slot, game.ctx, int(first), value,
+                            scratch)
+        assert np.array_equal(got, want), first
+        if sample is None:  # boards with symmetries of their own are in it too
+            assert (got[value != 0] < got.max()).any()
+
+
+@njit
+def _orbits_each(orbit, slot, ctx, first, value, scratch):
+    out = np.zeros(value.shape[0], np.int64)
+    for j in range(value.shape[0]):
+        if value[j] != 0:
+            out[j] = orbit(ctx, slot(ctx, first + j), scratch)
+    return out
