@@ -77,6 +77,42 @@ def test_analyze(solved_db, capsys):
     assert code == 0 and "remoteness" in out
 
 
+def test_analyze_counts_many_chunks_on_the_pool_with_progress(db, capsys):
+    """A database of several chunks is counted on the thread pool, windows in order, and
+    the counts are those of one pass over the arrays; progress hears `chunk N (of M)`."""
+
+    from games import get_game
+    from solver.storage.database import Database
+    from solver.use.analysis import analyze
+
+    code, _, _ = run(capsys, "connect4", "-V", "width=5,height=4", "--db", str(db))
+    assert code == 0
+    opened = Database.open(get_game("connect4", "width=5,height=4"), db)
+    assert opened.nchunks > 2
+
+    class Heard:
+        def __init__(self):
+            self.steps = []
+
+        def update(self, phase, step, detail=""):
+            self.steps.append((phase, step, detail))
+
+        def remaining(self, seconds, done=1.0):
+            assert seconds >= 0 and 0 < done < 1
+
+    heard = Heard()
+    report = analyze(opened, heard)
+    value = opened.value_array[:]
+    words = {4: "win", 1: "lose", 3: "tie"}
+    assert report["values"] == {w: int((value == v).sum()) for v, w in words.items()}
+    steps = [s for _, s, _ in heard.steps]
+    assert steps[0] == 0 and steps == sorted(steps) and steps[-1] < opened.nchunks
+    assert heard.steps[0] == ("chunk", 0, f"of {opened.nchunks:,}")
+    code, out, _ = run(capsys, "analyze", "connect4", "-V", "width=5,height=4", "--db",
+                       str(db))
+    assert code == 0 and "3,945,711 reachable positions" in out
+
+
 def test_list(capsys):
     code, out, _ = run(capsys, "list", "--json")
     rows = {r["game"]: r for r in json.loads(out)}

@@ -81,19 +81,14 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
     """Solve GAME and store every reachable position's value and remoteness."""
     from games import get_game
     from solver.methods.solve import solve as run_solve
-    from solver.runtime.progress import LineProgress, Progress, RichProgress
+    from solver.runtime.progress import for_command
 
     if scheduler is not None and workers is not None:
         raise click.UsageError("--scheduler and --workers exclude each other: the running "
                                f"cluster at {scheduler} has its own workers; leave out "
                                "--workers")
     g = get_game(game, variant)
-    if quiet or as_json:
-        progress = Progress()
-    elif sys.stderr.isatty():
-        progress = RichProgress(f"{g.name} {g.variant_key}")
-    else:  # logs and pipes: a line every few seconds, so a long solve is never silent
-        progress = LineProgress(f"{g.name} {g.variant_key}")
+    progress = for_command(f"{g.name} {g.variant_key}", quiet or as_json)
     try:
         result = run_solve(g, method, db, force, progress, wait=wait,
                            memory=int(memory * (1 << 30)) if memory else None,

@@ -72,12 +72,17 @@ def query(game, positions, variant, db, as_json):
 def analyze(game, variant, db, as_json, paths, plot=None):
     """Reachable positions by value and by remoteness, the start, the longest game."""
     import solver.use.api as api
+    from solver.runtime.progress import for_command
     from solver.use.analysis import analyze as run_analyze
     from solver.use.analysis import count_paths
 
     solved = api.open(game, variant, db)
     g = solved.game
-    report = run_analyze(solved.db)
+    progress = for_command(f"analyze {g.name} {g.variant_key}", as_json)
+    try:
+        report = run_analyze(solved.db, progress)
+    finally:
+        progress.close()
     if paths:
         report["paths"] = count_paths(g)
     report.update(g.analysis_extras(solved))
@@ -131,18 +136,12 @@ def verify(game, variant, db, as_json, show):
     sound, 1 when not."""
     from games import get_game
     from solver.methods.verify import verify as run_verify
-    from solver.runtime.progress import LineProgress, Progress, RichProgress
+    from solver.runtime.progress import for_command
     from solver.storage.database import command
     from solver.storage.stores import location
 
     g = get_game(game, variant)
-    title = f"verify {g.name} {g.variant_key}"
-    if as_json:
-        progress = Progress()
-    elif sys.stderr.isatty():
-        progress = RichProgress(title)
-    else:  # logs and pipes: a line every few seconds
-        progress = LineProgress(title)
+    progress = for_command(f"verify {g.name} {g.variant_key}", as_json)
     try:
         report = run_verify(g, db, progress, show=max(0, show))
     finally:

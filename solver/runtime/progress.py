@@ -206,3 +206,15 @@ class RichProgress(Progress):
             self._closed = True
             if self._bar is not None:
                 self._bar.stop()
+
+
+def for_command(title: str, quiet: bool) -> Progress:
+    """The progress a command shows on stderr: none when `quiet` (or --json), a live line
+    on a terminal, a line every few seconds in logs and pipes (never silent for long)."""
+    import sys
+
+    if quiet:
+        return Progress()
+    if sys.stderr.isatty():
+        return RichProgress(title)
+    return LineProgress(title)

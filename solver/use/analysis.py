@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import njit
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.kernels.codegen import kernels
 from solver.runtime.parallel import call, run_each, threads
+from solver.runtime.progress import Progress
 from solver.storage.database import Database
 
 ORDER = (4, 1, 3, 2)  # win, lose, tie, draw
 
 
-def analyze(db: Database) -> dict:
+def analyze(db: Database, progress: Progress | None = None) -> dict:
     """Counts by value and remoteness. A database solved with symmetry (canonical positions
     only) counts every position, each canonical one weighted by its orbit (its distinct
     images), so the report equals the unreduced one; `canonical` holds the stored counts.
@@ -35,7 +38,13 @@ def analyze(db: Database) -> dict:
     counts, canon = np.zeros(8, np.int64), np.zeros(8, np.int64)
     hist = np.zeros((1, 8), np.int64)
     window = 2 * threads()  # chunks in flight: memory stays a few chunks
+    progress = progress or Progress()
+    t0 = time.monotonic()
     for lo in range(0, db.nchunks, window):
+        progress.update("chunk", lo, f"of {db.nchunks:,}")
+        if lo:
+            done = lo / db.nchunks
+            progress.remaining((time.monotonic() - t0) * (1 - done) / done, done)
         for got_counts, got_canon, got_hist in run_each(
                 count, [(c,) for c in range(lo, min(lo + window, db.nchunks))]):
             counts += got_counts
