@@ -77,6 +77,26 @@ def test_analyze(solved_db, capsys):
     assert code == 0 and "remoteness" in out
 
 
+def test_analyze_tiers_counts_each_tier(solved_db, db, capsys):
+    """--tiers: tic-tac-toe's positions by pieces on the board are the published counts
+    (1, 9, 72, 252, 756, 1,260, 1,520, 1,140, 390, 78); a game without tiers is a
+    one-line error."""
+    code, out, _ = run(capsys, "analyze", "tictactoe", "--json", "--tiers", "--db",
+                       str(solved_db))
+    assert code == 0
+    tiers = json.loads(out)["tiers"]
+    assert [(t["tier"], t["positions"]) for t in tiers] == [
+        (f"{n} pieces", c) for n, c in enumerate(
+            (1, 9, 72, 252, 756, 1260, 1520, 1140, 390, 78))]
+    assert tiers[9]["values"] == {"lose": 62, "tie": 16}  # 62 lines made, 16 full ties
+    code, out, _ = run(capsys, "analyze", "tictactoe", "--tiers", "--db", str(solved_db))
+    assert code == 0
+    assert "9 pieces              0             62             16              78" in out
+    code, _, _ = run(capsys, "hanoi", "--db", str(db))
+    code, _, err = run(capsys, "analyze", "hanoi", "--tiers", "--db", str(db))
+    assert code != 0 and "hanoi has no tiers" in err and "Traceback" not in err
+
+
 def test_analyze_counts_many_chunks_on_the_pool_with_progress(db, capsys):
     """A database of several chunks is counted on the thread pool, windows in order, and
     the counts are those of one pass over the arrays; progress hears `chunk N (of M)`."""
@@ -111,6 +131,14 @@ def test_analyze_counts_many_chunks_on_the_pool_with_progress(db, capsys):
     code, out, _ = run(capsys, "analyze", "connect4", "-V", "width=5,height=4", "--db",
                        str(db))
     assert code == 0 and "3,945,711 reachable positions" in out
+    # by tier: tiers cross chunk boundaries; each tier's counts are its slots' values
+    tiers = sorted(opened.game.tiers(), key=lambda t: t.start)
+    rows = analyze(opened, by_tier=True)["tiers"]
+    assert [r["tier"] for r in rows] == [t.label for t in tiers]
+    for t, row in zip(tiers, rows, strict=True):
+        part = value[t.start:t.stop]
+        assert row["values"] == {w: int((part == v).sum()) for v, w in words.items()
+                                 if (part == v).any()}, t.label
 
 
 def test_list(capsys):

@@ -69,7 +69,9 @@ def query(game, positions, variant, db, as_json):
               help="Also count move sequences from the start to each kind of end.")
 @click.option("--plot", "plot", default=None, metavar="FILE.png", callback=output_file,
               help="Also draw positions by remoteness and value (and the start's moves).")
-def analyze(game, variant, db, as_json, paths, plot=None):
+@click.option("--tiers", "by_tier", is_flag=True,
+              help="Also count positions by value in each tier (tiered games).")
+def analyze(game, variant, db, as_json, paths, plot=None, by_tier=False):
     """Reachable positions by value and by remoteness, the start, the longest game."""
     import solver.use.api as api
     from solver.runtime.progress import for_command
@@ -80,7 +82,7 @@ def analyze(game, variant, db, as_json, paths, plot=None):
     g = solved.game
     progress = for_command(f"analyze {g.name} {g.variant_key}", as_json)
     try:
-        report = run_analyze(solved.db, progress)
+        report = run_analyze(solved.db, progress, by_tier)
     finally:
         progress.close()
     if paths:
@@ -114,6 +116,8 @@ def analyze(game, variant, db, as_json, paths, plot=None):
         click.echo(f"{rem!s:>10} {cells} {sum(row.values()):>10,}")
     cells = " ".join(f"{report['values'][w]:>10,}" for w in words)
     click.echo(f"{'total':>10} {cells} {report['positions']:>10,}")
+    if by_tier:
+        _print_tiers(report)
     if paths:
         click.echo("")
         click.echo("move sequences from the start, by how they end: " + ", ".join(
@@ -121,6 +125,21 @@ def analyze(game, variant, db, as_json, paths, plot=None):
     for line in report.get("notes", []):
         click.echo(line)
     wrote(plot, as_json)
+
+
+def _print_tiers(report: dict) -> None:
+    """analyze --tiers: a row a tier, positions by value (canonical ones too when stored
+    so)."""
+    words = [w for w in ("win", "lose", "tie", "draw") if w in report["values"]]
+    canonical = "canonical" in report
+    width = max(len("tier"), *(len(t["tier"]) for t in report["tiers"]))
+    click.echo("")
+    click.echo(f"{'tier':<{width}} " + " ".join(f"{w:>14}" for w in words)
+               + f" {'positions':>15}" + (f" {'canonical':>14}" if canonical else ""))
+    for t in report["tiers"]:
+        cells = " ".join(f"{t['values'].get(w, 0):>14,}" for w in words)
+        line = f"{t['tier']:<{width}} {cells} {t['positions']:>15,}"
+        click.echo(line + (f" {t['canonical']['positions']:>14,}" if canonical else ""))
 
 
 @click.command()
