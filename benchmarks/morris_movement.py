@@ -1,6 +1,7 @@
 """Nine Men's Morris's movement phase solved pair by pair, against an independent solve.
 
 Usage: python benchmarks/morris_movement.py [--most N | --box WxB] [--memory GIB]
+       [--store DIR]
 
 Every board of each piece-count pair with 3..N pieces a side (or 3..W white and 3..B
 black: a tier holds both sides to move, so the box 6x3 gives the ordered pairs 6-3 and
@@ -17,6 +18,10 @@ the opponent" beside eigenraum/solving-nine-mens-morris's RESULTS.md (an exhaust
 verified retrograde solve in Rust, canonical states up to the 16 symmetries, unreachable
 ones kept), and exits 1 if any pair differs. The largest remoteness of each pair is
 printed too (eigenraum's depths count plies to a capture, ours to the end: not compared).
+
+--store DIR keeps the store there and records each finished task in it: the box 9x9 (all
+49 pairs, 9.2 G indices) takes longer than a session, and the same command started again
+goes on from its first unfinished task.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import numpy as np
 from numba import njit
 
 # eigenraum/solving-nine-mens-morris RESULTS.md, "Per-subspace table" (wins, losses,
-# draws of the side to move), read 2026-11-25
+# draws of the side to move), all 49 ordered pairs, read 2026-11-25
 EIGENRAUM = {
     "3-3": (140_621, 28_736, 269), "3-4": (102_281, 0, 658_117),
     "4-3": (75_397, 3_095, 681_906), "3-5": (6_301, 9_677, 2_564_412),
@@ -46,7 +51,25 @@ EIGENRAUM = {
     "8-3": (25_697_503, 0, 66_333), "4-7": (18, 37_626_914, 13_889_596),
     "7-4": (47_531_650, 3, 3_984_875), "5-6": (18_321, 4_806_956, 67_290_795),
     "6-5": (17_229_622, 2_052, 54_884_398), "3-9": (0, 37_197_445, 11_783),
-    "9-3": (37_209_196, 0, 32), "6-6": (23_250_808, 5_273_162, 127_705_390),
+    "9-3": (37_209_196, 0, 32), "4-8": (15, 77_883_072, 5_822_711),
+    "8-4": (83_063_749, 3, 642_046), "5-7": (12_156, 80_867_010, 53_031_730),
+    "7-5": (117_737_860, 1_393, 16_171_643), "6-6": (23_250_808, 5_273_162, 127_705_390),
+    "4-9": (23, 111_463_785, 133_804), "9-4": (111_596_447, 4, 1_161),
+    "5-8": (9_430, 175_925_821, 24_917_737), "8-5": (197_131_113, 1_000, 3_720_875),
+    "6-7": (19_007_081, 99_105_562, 149_680_645),
+    "7-6": (197_340_770, 3_342_246, 67_110_272), "5-9": (2_872, 241_700_295, 3_776_081),
+    "9-5": (245_214_294, 191, 264_763), "6-8": (9_014_966, 259_100_308, 100_090_242),
+    "8-6": (344_867_329, 1_152_604, 22_185_583),
+    "7-7": (197_782_562, 63_016_948, 159_993_586),
+    "6-9": (2_904_209, 382_611_312, 23_591_219), "9-6": (406_106_715, 276_492, 2_723_533),
+    "7-8": (111_934_094, 221_367_411, 192_677_895),
+    "8-7": (420_563_898, 22_670_392, 82_745_110),
+    "7-9": (41_317_865, 401_584_464, 83_077_071),
+    "9-7": (502_466_519, 5_852_417, 17_660_464),
+    "8-8": (318_690_930, 107_554_848, 165_480_912),
+    "8-9": (149_356_285, 247_948_155, 128_674_960),
+    "9-8": (434_874_914, 34_681_537, 56_422_949),
+    "9-9": (240_426_123, 91_780_175, 76_900_442),
 }
 
 
@@ -63,16 +86,21 @@ def _seed(canonical, canonical_slot, ctx, lo, hi, out):
     return n
 
 
-def solve_pairs(most: int, memory: float, black: int | None = None
-                ) -> tuple[dict, dict, float]:
+def solve_pairs(most: int, memory: float, black: int | None = None,
+                store_dir: Path | None = None, say=None) -> tuple[dict, dict, float]:
     """{pair: (wins, losses, draws)}, {pair: largest remoteness}, seconds, for the tiers
-    of 3..most white and 3..black (default: most) black men."""
+    of 3..most white and 3..black (default: most) black men. With `store_dir` the store
+    stays there and each finished task is recorded in it, so a run killed (a session's
+    end) and started again with the same box goes on from its first unfinished task (a
+    task's reach only sets marks and its solve rewrites its own range, so redoing one is
+    exact); `say(text)` hears of progress."""
     black = most if black is None else black
     from games.morris import Morris
     from solver.engine import plan, worker
     from solver.kernels.compact import view
     from solver.kernels.records import DRAW, LOSE, WIN
     from solver.kernels.symmetry import apply
+    from solver.storage.chunkio import sync_written
     from solver.storage.database import create_array, remoteness_dtype
     from solver.storage.partial import PartialStore
 
@@ -85,26 +113,47 @@ def solve_pairs(most: int, memory: float, black: int | None = None
     chosen = [i for i, (w, b) in pairs.items() if min(w, b) >= 3]  # the rest: captures'
     # children, where the side down to two pieces has lost (reached from the chosen)
     limit = int(memory * (1 << 30)) - plan.BASE
+    box = f"{most}x{black}"
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        store = PartialStore(Path(tmp) / "db", v, "tiers",
-                             remoteness_dtype(v.max_remoteness), True)
-        reached = create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8)
+        root = Path(store_dir) if store_dir else Path(tmp)
+        store = PartialStore(root / "db", v, "tiers", remoteness_dtype(v.max_remoteness),
+                             store_dir is None)
+        done = store.attrs.get("box_done") if store.resumed else None
+        if done is not None and store.attrs.get("box") != box:
+            raise SystemExit(f"{root} holds the box {store.attrs.get('box')}, not {box}: "
+                             "give another --store")
+        done = done or {"seeded": False, "reach": [], "solve": []}
         p = plan.plan(v, limit)
-        for i in chosen:
-            t = p.tiers[i]
-            marks = np.empty(t.size, np.uint8)
-            _seed(mod.canonical, mod.canonical_slot, game.ctx, t.start, t.stop, marks)
-            reached[t.start:t.stop] = marks
+        if done["seeded"]:
+            reached = store.group[worker.REACHED]
+        else:
+            reached = create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8,
+                                   overwrite=True)
+            for i in chosen:
+                t = p.tiers[i]
+                marks = np.empty(t.size, np.uint8)
+                _seed(mod.canonical, mod.canonical_slot, game.ctx, t.start, t.stop, marks)
+                reached[t.start:t.stop] = marks
+            done["seeded"] = True
+            store.set_attrs(box=box, box_done=done)
         v.start = p.tiers[chosen[0]].start  # the engine marks a start: one of these
         tasks = {j for j, task in enumerate(p.tasks)
                  if any(x in pairs for x, *_ in task.pieces)}
-        for j in p.run_order[::-1]:
-            if j in tasks:
-                worker.reach(v, store.group, p.tasks[j], limit=limit)
-        for j in p.run_order:
-            if j in tasks:
-                worker.solve(v, store.group, p.tasks[j], limit=limit)
+        for phase, order, run in (("reach", p.run_order[::-1], worker.reach),
+                                  ("solve", p.run_order, worker.solve)):
+            todo = [j for j in order if j in tasks and j not in done[phase]]
+            if say and len(todo) < len(tasks):
+                say(f"{phase}: {len(tasks) - len(todo)} of {len(tasks)} tasks done before")
+            for n, j in enumerate(todo):
+                run(v, store.group, p.tasks[j], limit=limit)
+                if store_dir:
+                    sync_written()  # the task's chunks on disk before its record
+                    done[phase].append(j)
+                    store.set_attrs(box_done=done)
+                if say and (n + 1) % 25 == 0:
+                    say(f"{phase}: {n + 1} of {len(todo)} tasks, "
+                        f"{time.perf_counter() - t0:.0f} s")
         istart = game.block_index
         counts: dict[str, list[int]] = {}
         deepest: dict[str, int] = {}
@@ -126,13 +175,17 @@ def main() -> None:
     ap.add_argument("--most", type=int, default=4, help="most pieces a side (3..9)")
     ap.add_argument("--box", help="WxB: most white and most black pieces (3..9 each)")
     ap.add_argument("--memory", type=float, default=16.0, help="GiB the solve may hold")
+    ap.add_argument("--store", type=Path, help="keep the store in DIR and resume from it "
+                    "(default: a temporary folder, removed at the end)")
     args = ap.parse_args()
     from solver.command.bench import machine
 
     print(f"# {machine()}, {time.strftime('%Y-%m-%d')}")
     white, black = (map(int, args.box.lower().split("x")) if args.box
                     else (args.most, args.most))
-    counts, deepest, seconds = solve_pairs(white, args.memory, black)
+    counts, deepest, seconds = solve_pairs(
+        white, args.memory, black, args.store,
+        lambda text: print(f"# {time.strftime('%H:%M:%S')} {text}", flush=True))
     bad = 0
     print("pair  wins  losses  draws  largest remoteness  eigenraum")
     for pair in sorted(counts, key=lambda s: (sum(map(int, s.split("-"))), s)):

@@ -606,3 +606,31 @@ def test_nine_movement_pairs_match_an_independent_solve():
     counts, deepest, _ = movement.solve_pairs(3, 4.0)
     assert tuple(counts["3-3"]) == movement.EIGENRAUM["3-3"] == (140_621, 28_736, 269)
     assert deepest["3-3"] == 26
+
+
+def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
+    """--store: a run stopped after its reach phase goes on from the store's record and
+    gives the published counts; another box is refused for that store."""
+    from pathlib import Path
+
+    from solver.engine import worker
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "morris_movement.py"
+    spec = importlib.util.spec_from_file_location("morris_movement", path)
+    movement = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(movement)
+
+    def stop(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(worker, "solve", stop)
+    with pytest.raises(KeyboardInterrupt):
+        movement.solve_pairs(3, 4.0, store_dir=tmp_path)
+    monkeypatch.undo()
+    heard = []
+    counts, deepest, _ = movement.solve_pairs(3, 4.0, store_dir=tmp_path, say=heard.append)
+    assert tuple(counts["3-3"]) == movement.EIGENRAUM["3-3"] and deepest["3-3"] == 26
+    assert heard[0].startswith("reach: ") and "done before" in heard[0]
+    assert not any(h.startswith("solve: ") and "before" in h for h in heard)
+    with pytest.raises(SystemExit, match="holds the box 3x3, not 4x3"):
+        movement.solve_pairs(4, 4.0, 3, store_dir=tmp_path)
