@@ -399,6 +399,33 @@ def _images(game: BaghChal, h: int) -> list[int]:
     return out
 
 
+def test_sliding_phase_positions_up_to_symmetry_as_published():
+    """Lim and Nievergelt's sliding-phase database (all 20 goats placed, under 5 captured,
+    either side to move) holds 88,260,972 positions inequivalent under symmetry ("Tigers
+    and Goats is a draw", Games of No Chance 3, 2009). Burnside's lemma over the game's
+    symmetry cells gives that count; the game's own `canonical`, walked over every board of
+    the k = 0 and 1 tiers, agrees with Burnside there (benchmarks/baghchal_counts.py
+    counts the rest in half a minute)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "baghchal_counts.py"
+    spec = importlib.util.spec_from_file_location("baghchal_counts", path)
+    counts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counts)
+    game = BaghChal(size=5)
+    assert sum(2 * counts.burnside(game, 20 - k) for k in range(5)) == 88_260_972
+    scratch = np.zeros(game.scratch_size, np.int8)
+    for tier, (placed, k, side) in zip(game.tiers(), game.tier_keys, strict=True):
+        if side == baghchal.BOTH and placed == 20 and k < 2:
+            n = 0
+            for first in (tier.start, tier.start + tier.size // 2):  # either side to move
+                a, _, checked = counts._walk(game.ctx, first, 4, 20 - k, tier.size // 2,
+                                             997, scratch)
+                assert checked > 0
+                n += a
+            assert n == 2 * counts.burnside(game, 20 - k) == (66_962, 666_350)[k]
+
+
 @pytest.mark.parametrize("size,count", [(3, None), (4, 3000), (5, 3000)])
 def test_canonical_is_the_smallest_image(size, count):
     """canonical() compares masks and ranks once; it must be the image of smallest hash,
