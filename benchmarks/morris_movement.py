@@ -123,20 +123,24 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
         if done is not None and store.attrs.get("box") != box:
             raise SystemExit(f"{root} holds the box {store.attrs.get('box')}, not {box}: "
                              "give another --store")
-        done = done or {"seeded": False, "reach": [], "solve": []}
+        done = done or {"seeded": [], "reach": [], "solve": []}
         p = plan.plan(v, limit)
-        if done["seeded"]:
-            reached = store.group[worker.REACHED]
-        else:
-            reached = create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8,
-                                   overwrite=True)
-            for i in chosen:
-                t = p.tiers[i]
-                marks = np.empty(t.size, np.uint8)
-                _seed(mod.canonical, mod.canonical_slot, game.ctx, t.start, t.stop, marks)
-                reached[t.start:t.stop] = marks
-            done["seeded"] = True
-            store.set_attrs(box=box, box_done=done)
+        if worker.REACHED not in store.group:
+            create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8)
+        reached = store.group[worker.REACHED]
+        for i in chosen:  # a tier's canonical boards marked reached (9x9: minutes each)
+            if i in done["seeded"]:
+                continue
+            t = p.tiers[i]
+            marks = np.empty(t.size, np.uint8)
+            _seed(mod.canonical, mod.canonical_slot, game.ctx, t.start, t.stop, marks)
+            reached[t.start:t.stop] = marks
+            if store_dir:
+                sync_written()
+                done["seeded"].append(i)
+                store.set_attrs(box=box, box_done=done)
+        if say:
+            say(f"seeded {len(chosen)} tiers")
         v.start = p.tiers[chosen[0]].start  # the engine marks a start: one of these
         tasks = {j for j, task in enumerate(p.tasks)
                  if any(x in pairs for x, *_ in task.pieces)}
