@@ -92,6 +92,22 @@ def test_analyze_tiers_counts_each_tier(solved_db, db, capsys):
     code, out, _ = run(capsys, "analyze", "tictactoe", "--tiers", "--db", str(solved_db))
     assert code == 0
     assert "9 pieces              0             62             16              78" in out
+    # solved with symmetry: every tier's positions as before, and its canonical ones, the
+    # essentially different positions after n moves (1, 3, 12, 38, 108, 174, 204, 153,
+    # 57, 15: 765 in all)
+    sym = str(db / "symmetric")
+    code, _, _ = run(capsys, "tictactoe", "--symmetry", "--db", sym)
+    assert code == 0
+    code, out, _ = run(capsys, "analyze", "tictactoe", "--tiers", "--json", "--db", sym)
+    assert code == 0
+    rows = json.loads(out)["tiers"]
+    assert [r["positions"] for r in rows] == [t["positions"] for t in tiers]
+    assert [r["canonical"]["positions"] for r in rows] == [
+        1, 3, 12, 38, 108, 174, 204, 153, 57, 15]
+    code, out, _ = run(capsys, "analyze", "tictactoe", "--tiers", "--db", sym)
+    assert code == 0
+    assert "positions      canonical" in out
+    assert out.splitlines()[-1].split()[-2:] == ["78", "15"]  # 9 pieces: all, canonical
     code, _, _ = run(capsys, "hanoi", "--db", str(db))
     code, _, err = run(capsys, "analyze", "hanoi", "--tiers", "--db", str(db))
     assert code != 0 and "hanoi has no tiers" in err and "Traceback" not in err
