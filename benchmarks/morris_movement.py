@@ -27,6 +27,7 @@ goes on from its first unfinished task.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import re
 import sys
@@ -125,6 +126,12 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
                              "give another --store")
         done = done or {"seeded": [], "reach": [], "solve": []}
         p = plan.plan(v, limit)
+        # tasks are numbered by the plan (--memory, the code): a record of another one
+        # would skip the wrong tasks
+        cut = hashlib.sha256(repr([t.pieces for t in p.tasks]).encode()).hexdigest()[:16]
+        if (done["reach"] or done["solve"]) and store.attrs.get("box_plan") != cut:
+            raise SystemExit(f"{root} was made with another plan of tasks (another --memory "
+                             "or code): give the same --memory, or another --store")
         if worker.REACHED not in store.group:
             create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8)
         reached = store.group[worker.REACHED]
@@ -154,7 +161,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
                 if store_dir:
                     sync_written()  # the task's chunks on disk before its record
                     done[phase].append(j)
-                    store.set_attrs(box_done=done)
+                    store.set_attrs(box_done=done, box_plan=cut)
                 if say and (n + 1) % 25 == 0:
                     say(f"{phase}: {n + 1} of {len(todo)} tasks, "
                         f"{time.perf_counter() - t0:.0f} s")

@@ -634,3 +634,5 @@ def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
     assert not any(h.startswith("solve: ") and "before" in h for h in heard)
     with pytest.raises(SystemExit, match="holds the box 3x3, not 4x3"):
         movement.solve_pairs(4, 4.0, 3, store_dir=tmp_path)
+    with pytest.raises(SystemExit, match="another plan of tasks"):  # other task cuts
+        movement.solve_pairs(3, 0.25, store_dir=tmp_path)
