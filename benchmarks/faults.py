@@ -27,6 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+REF = "{reference}"  # in a scenario's arguments: the reference database's folder
 # (gsolve arguments, reference method, chunk slots, task slots)
 SCENARIOS = {
     "connect4-5x4": (["connect4", "-V", "width=5,height=4"], "dfs", 1 << 16, 1 << 16),
@@ -42,6 +43,9 @@ SCENARIOS = {
                                1 << 14, 1 << 16, {"FAULTS_LEAN": "1"}),
     "quixo-3x3-lean": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                        {"FAULTS_LEAN": "1"}),
+    # every task's records taken from the reference database (solver/engine/borrow.py)
+    "morris-6-symmetry-borrow": (["morris", "-V", "men=6", "--symmetry", "--borrow", REF],
+                                 "retrograde", 1 << 14, 1 << 16),
 }
 KINDS = ("write:{n}:ENOSPC", "rename:{n}:EIO", "kill-write:{n}", "kill-rename:{n}")
 
@@ -89,10 +93,19 @@ def arrays(game_args: list[str], db: str):
 
 
 def reference(game_args: list[str], method: str, db: str):
-    plain = [a for a in game_args if a not in ("--workers", "2")]
+    plain = [a for a in game_args if a not in ("--workers", "2", "--borrow", REF)]
     subprocess.run([sys.executable, "-m", "solver", *plain, "--method", method,
                     "--quiet", "--db", db], check=True, capture_output=True)
     return arrays(game_args, db)
+
+
+def reference_folder(game_args: list[str], db: str) -> str:
+    """The folder of the reference database under `db` (what REF stands for)."""
+    from games import get_game
+    from solver.storage.database import group_path
+
+    variant = game_args[game_args.index("-V") + 1] if "-V" in game_args else ""
+    return str(group_path(db, get_game(game_args[0], variant)))
 
 
 def judge(code: int, err: str, game_args, db: str, ref) -> str:
@@ -120,6 +133,8 @@ def sweep(name: str, points: int, twice: bool = False, timed: int = 0, seed: int
     work = tempfile.mkdtemp(prefix=f"gsolve-faults-{name}-")
     try:
         ref = reference(game_args, method, os.path.join(work, "ref"))
+        game_args = [reference_folder(game_args, os.path.join(work, "ref")) if a == REF
+                     else a for a in game_args]
         counts = os.path.join(work, "counts.json")
         t0 = time.perf_counter()
         code, err = gsolve(game_args, os.path.join(work, "clean"), chunk, task, counts=counts,

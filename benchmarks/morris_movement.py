@@ -10,8 +10,8 @@ symmetries; games/morris.py numbers them) by the tier engine (solver/engine/work
 the lean worker where a tier passes `--memory`). Not only the boards the opening can
 reach: every canonical board of those tiers is seeded reached, as Gasser's and
 eigenraum's databases hold them. A capture leads to a pair of the list or to one where
-the side that lost a piece has two (it has lost): those tiers are solved too, from what
-the seeded ones reach.
+the side that lost a piece has two (it has lost): the lost boards of those tiers are
+seeded too.
 
 Prints wins, losses and draws per ordered pair "stones of the side to move - stones of
 the opponent" beside eigenraum/solving-nine-mens-morris's RESULTS.md (an exhaustively
@@ -37,6 +37,9 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
+
+from solver.kernels.tiers import PRIMITIVE  # a reach byte: PRIMITIVE + the value
+from solver.runtime.parallel import run_blocks
 
 # eigenraum/solving-nine-mens-morris RESULTS.md, "Per-subspace table" (wins, losses,
 # draws of the side to move), all 49 ordered pairs, read 2026-11-25
@@ -74,16 +77,22 @@ EIGENRAUM = {
 }
 
 
-@njit(cache=True)
-def _seed(canonical, canonical_slot, ctx, lo, hi, out):
-    """out[i - lo] = 1 where index i numbers a canonical board (not a gap)."""
+@njit(cache=True, nogil=True)
+def _seed(canonical, canonical_slot, primitive, ctx, lo, hi, base, out, only_primitive):
+    """The reach bytes of indices [lo, hi) (out[i - base]) as a reach would leave them: 0
+    at a gap (an index that numbers no canonical board), PRIMITIVE + value at a primitive,
+    2 (expanded) elsewhere, or 0 there too when `only_primitive` (a tier where a side has
+    two men: only its lost boards are reached, the rest is no game). Returns the marks."""
     scratch = np.empty(32, np.int8)
     n = 0
     for i in range(lo, hi):
         h = canonical_slot(ctx, i)
-        ok = canonical(ctx, h, scratch) == h
-        out[i - lo] = ok
-        n += ok
+        mark = 0
+        if canonical(ctx, h, scratch) == h:
+            v = primitive(ctx, h, scratch)
+            mark = PRIMITIVE + v if v else (0 if only_primitive else 2)
+        out[i - base] = mark
+        n += mark != 0
     return n
 
 
@@ -93,8 +102,10 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     of 3..most white and 3..black (default: most) black men. With `store_dir` the store
     stays there and each finished task is recorded in it, so a run killed (a session's
     end) and started again with the same box goes on from its first unfinished task (a
-    task's reach only sets marks and its solve rewrites its own range, so redoing one is
-    exact); `say(text)` hears of progress."""
+    task's solve rewrites its own range from its child tiers, so redoing one is exact);
+    `say(text)` hears of progress. No reach phase: every board is seeded reached, with
+    its primitive value, and a task's solve reads its whole child tiers (35% of the box
+    6x4's time was a reach that only confirmed the seeds)."""
     black = most if black is None else black
     from games.morris import Morris
     from solver.engine import plan, worker
@@ -124,47 +135,47 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
         if done is not None and store.attrs.get("box") != box:
             raise SystemExit(f"{root} holds the box {store.attrs.get('box')}, not {box}: "
                              "give another --store")
-        done = done or {"seeded": [], "reach": [], "solve": []}
+        done = done or {"seeded": [], "solve": []}
         p = plan.plan(v, limit)
         # tasks are numbered by the plan (--memory, the code): a record of another one
         # would skip the wrong tasks
         cut = hashlib.sha256(repr([t.pieces for t in p.tasks]).encode()).hexdigest()[:16]
-        if (done["reach"] or done["solve"]) and store.attrs.get("box_plan") != cut:
+        if done["solve"] and store.attrs.get("box_plan") != cut:
             raise SystemExit(f"{root} was made with another plan of tasks (another --memory "
                              "or code): give the same --memory, or another --store")
         if worker.REACHED not in store.group:
             create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8)
         reached = store.group[worker.REACHED]
-        for i in chosen:  # a tier's canonical boards marked reached (9x9: minutes each)
+        for i in sorted(pairs):  # the reach bytes of each tier (9x9: 9.2 G indices)
             if i in done["seeded"]:
                 continue
             t = p.tiers[i]
             marks = np.empty(t.size, np.uint8)
-            _seed(mod.canonical, mod.canonical_slot, game.ctx, t.start, t.stop, marks)
+            run_blocks(_seed, (mod.canonical, mod.canonical_slot, mod.primitive, game.ctx),
+                       t.start, t.stop, t.start, marks, i not in chosen)
             reached[t.start:t.stop] = marks
             if store_dir:
                 sync_written()
                 done["seeded"].append(i)
                 store.set_attrs(box=box, box_done=done)
         if say:
-            say(f"seeded {len(chosen)} tiers")
-        v.start = p.tiers[chosen[0]].start  # the engine marks a start: one of these
+            say(f"seeded {len(pairs)} tiers")
+        # every board of the box is reached, so no reach phase: a task's solve reads its
+        # whole child tiers (no `needs-` record), all of them seeded
         tasks = {j for j, task in enumerate(p.tasks)
                  if any(x in pairs for x, *_ in task.pieces)}
-        for phase, order, run in (("reach", p.run_order[::-1], worker.reach),
-                                  ("solve", p.run_order, worker.solve)):
-            todo = [j for j in order if j in tasks and j not in done[phase]]
-            if say and len(todo) < len(tasks):
-                say(f"{phase}: {len(tasks) - len(todo)} of {len(tasks)} tasks done before")
-            for n, j in enumerate(todo):
-                run(v, store.group, p.tasks[j], limit=limit)
-                if store_dir:
-                    sync_written()  # the task's chunks on disk before its record
-                    done[phase].append(j)
-                    store.set_attrs(box_done=done, box_plan=cut)
-                if say and (n + 1) % 25 == 0:
-                    say(f"{phase}: {n + 1} of {len(todo)} tasks, "
-                        f"{time.perf_counter() - t0:.0f} s")
+        todo = [j for j in p.run_order if j in tasks and j not in done["solve"]]
+        if say and len(todo) < len(tasks):
+            say(f"solve: {len(tasks) - len(todo)} of {len(tasks)} tasks done before")
+        for n, j in enumerate(todo):
+            worker.solve(v, store.group, p.tasks[j], limit=limit)
+            if store_dir:
+                sync_written()  # the task's chunks on disk before its record
+                done["solve"].append(j)
+                store.set_attrs(box_done=done, box_plan=cut)
+            if say and (n + 1) % 25 == 0:
+                say(f"solve: {n + 1} of {len(todo)} tasks, "
+                    f"{time.perf_counter() - t0:.0f} s")
         istart = game.block_index
         counts: dict[str, list[int]] = {}
         deepest: dict[str, int] = {}

@@ -609,8 +609,9 @@ def test_nine_movement_pairs_match_an_independent_solve():
 
 
 def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
-    """--store: a run stopped after its reach phase goes on from the store's record and
-    gives the published counts; another box is refused for that store."""
+    """--store: a run stopped after its first solve task goes on from the store's record
+    (seeding not repeated) and gives the published counts; another box is refused for that
+    store."""
     from pathlib import Path
 
     from solver.engine import worker
@@ -620,18 +621,25 @@ def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
     movement = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(movement)
 
+    solved = []
+    solve = worker.solve
+
     def stop(*args, **kw):
-        raise KeyboardInterrupt
+        if solved:
+            raise KeyboardInterrupt
+        solved.append(solve(*args, **kw))
 
     monkeypatch.setattr(worker, "solve", stop)
     with pytest.raises(KeyboardInterrupt):
         movement.solve_pairs(3, 4.0, store_dir=tmp_path)
     monkeypatch.undo()
+    seeded = []
+    monkeypatch.setattr(movement, "run_blocks", lambda *a, **kw: seeded.append(a))
     heard = []
     counts, deepest, _ = movement.solve_pairs(3, 4.0, store_dir=tmp_path, say=heard.append)
     assert tuple(counts["3-3"]) == movement.EIGENRAUM["3-3"] and deepest["3-3"] == 26
-    assert any(h.startswith("reach: ") and "done before" in h for h in heard)
-    assert not any(h.startswith("solve: ") and "before" in h for h in heard)
+    assert any(h.startswith("solve: 1 of ") and "done before" in h for h in heard)
+    assert not seeded  # every tier's seeds were recorded before the stop
     with pytest.raises(SystemExit, match="holds the box 3x3, not 4x3"):
         movement.solve_pairs(4, 4.0, 3, store_dir=tmp_path)
     with pytest.raises(SystemExit, match="another plan of tasks"):  # other task cuts

@@ -75,9 +75,13 @@ for _command in (query, analyze, verify, play, learn, serve):
                    "every position still answers.")
 @click.option("--no-time-limit", is_flag=True,
               help="Start even a solve planned to take more than 7 days (see `gsolve plan`).")
+@click.option("--borrow", default=None, metavar="STORE",
+              help="Tiers: take the records of each task whose reached positions STORE (a "
+                   "database or .partial folder of the same game, variant and --symmetry) "
+                   "holds solved, instead of solving them.")
 @json_option
 def solve(game, variant, method, db, force, quiet, as_json, wait, memory, workers,
-          scheduler, symmetry, no_time_limit):
+          scheduler, symmetry, no_time_limit, borrow):
     """Solve GAME and store every reachable position's value and remoteness."""
     from games import get_game
     from solver.methods.solve import solve as run_solve
@@ -93,7 +97,7 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
         result = run_solve(g, method, db, force, progress, wait=wait,
                            memory=int(memory * (1 << 30)) if memory else None,
                            workers=workers or 0, scheduler=scheduler, symmetry=symmetry,
-                           no_time_limit=no_time_limit)
+                           no_time_limit=no_time_limit, borrow=borrow)
     finally:
         progress.close()
     if result.extra.get("removed_partial"):

@@ -67,6 +67,13 @@ class Record:
             self.tiers_done.append(t)
             self.flush(self.eager)
 
+    def borrowed(self, donor) -> None:
+        """A task of this run took its records from the store `donor` (engine/borrow.py):
+        its cost was paid there."""
+        run = self.runs[-1]
+        run["borrowed_tasks"] = run.get("borrowed_tasks", 0) + 1
+        run["borrowed_from"] = str(donor)
+
     def task(self, phase: str, i: int, tally: list[int] | None = None) -> None:
         """Task i's phase is finished: called once its writes are in the store, never
         before (a Writer job queued after them, or a cluster worker's result)."""

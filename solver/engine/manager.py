@@ -14,6 +14,7 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.engine import worker
+from solver.engine.borrow import borrow
 from solver.engine.cache import CachedGroup, ChunkCache, Record, Writer
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
 from solver.engine.task import needs, outside
@@ -59,19 +60,25 @@ def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
 
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
-               max_task: int | None = None, run: dict | None = None) -> dict:
+               max_task: int | None = None, run: dict | None = None,
+               borrow: str | None = None) -> dict:
     """Solve tier by tier into the database at `path` (resuming a partial one), holding at
     most `memory` bytes (default: most of what is available). With `workers` or a
     `scheduler`, the tasks run on a Dask cluster (solver/engine/cluster.py), cut smaller so that
     tiers of one stage run side by side. `run["share"]`, when given, follows the share of
     the whole solve's work this call has done (in this process: what a resumed or stopped
-    solve measured of this machine's speed)."""
+    solve measured of this machine's speed). `borrow`: a store of the same game whose
+    records a task takes where it holds all of the task's reached positions
+    (solver/engine/borrow.py)."""
     progress = progress or Progress()
     budget = memory or default_budget()
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
     if not on_cluster(workers, scheduler):
         return _solve_into(game, path, progress, fresh, budget, per_task, max_task,
-                           run=run)
+                           run=run, borrow=borrow)
+    if borrow:
+        raise GsolveError("--borrow runs on this machine only: leave out --workers and "
+                          "--scheduler")
     from solver.engine.cluster import Cluster
 
     nodes = Cluster(game, workers, scheduler, per_task * max(1, workers))
@@ -88,7 +95,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
 def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
                 per_task: int, max_task: int | None, workers: int = 0, nodes=None,
-                run: dict | None = None) -> dict:
+                run: dict | None = None, borrow: str | None = None) -> dict:
     """`solve_into` in this process, or on the cluster `nodes` (started by the caller)."""
     cluster = nodes is not None
 
@@ -100,6 +107,11 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         check_budget(game, p, budget, max(1, workers))
         return p
 
+    donor = None
+    if borrow:
+        from solver.engine.borrow import Donor
+
+        donor = Donor(game, borrow)  # checked before anything is written
     # a new store is made only for a plan within the budget: a refusal leaves nothing
     p = planned(None, CHUNK) if fresh or not (partial_path(path) / "zarr.json").exists() else None
     store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), fresh)
@@ -127,7 +139,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         else:
             worker_peak = 0
             _run_local(game, store, p, record, progress, per_task,
-                       budget - BASE - p.largest, run)
+                       budget - BASE - p.largest, run, donor)
     except OSError as e:  # a full or failing disk: say that the work done is kept
         raise GsolveError(
             f"{e.strerror or e} writing {store.path}: the tasks finished before it are "
@@ -195,20 +207,22 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
 
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
-               progress: Progress, limit: int, cache_bytes: int, run: dict | None) -> None:
+               progress: Progress, limit: int, cache_bytes: int, run: dict | None,
+               donor=None) -> None:
     pause = tier_pause()  # lets tests interrupt a solve
     cache = ChunkCache(cache_bytes)
     writer = None if pause else Writer()  # tests that interrupt a solve write in line
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
     try:
         _run_tasks(game, group, cache, writer, p, record, progress, limit, pause,
-                   {} if run is None else run)
+                   {} if run is None else run, donor)
     finally:
         if writer is not None:
             writer.close()
 
 
-def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, run) -> None:
+def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, run,
+               donor=None) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
     eta = _Eta(p, record)
@@ -233,8 +247,15 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
                         time.sleep(pause)
 
                 tally = np.zeros(9, np.int64)
-                found += worker.solve(game, group, task, piece, eager=bool(pause),
-                                           limit=limit, tally=tally)
+                got = None if donor is None else borrow(game, group, task, donor, tally=tally)
+                if got is None:
+                    got = worker.solve(game, group, task, piece, eager=bool(pause),
+                                       limit=limit, tally=tally)
+                else:
+                    record.borrowed(donor.path)
+                    for t, lo, hi, _ in task.pieces:
+                        piece(t, lo, hi)
+                found += got
                 cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
                 left = cache.readers["value"]  # remoteness shares it
                 for c in reads[i]:  # values no later solve reads are dropped

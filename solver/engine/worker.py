@@ -275,19 +275,19 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
         else:
             loopy.sweeps(k, game, win, seg, lo, hi, obase, bad)
         if eager:
-            decided += _write(win, obase, lo, hi, value_arr, rem_arr, lock, tally)
+            decided += write_records(win, obase, lo, hi, value_arr, rem_arr, lock, tally)
             for tier, x, y, _ in pieces:
                 if on_piece is not None:
                     on_piece(tier, x, y)
     if not eager:
-        decided = _write(win, obase, task.a, task.b, value_arr, rem_arr, lock, tally)
+        decided = write_records(win, obase, task.a, task.b, value_arr, rem_arr, lock, tally)
         for tier, lo, hi, _ in task.pieces:
             if on_piece is not None:
                 on_piece(tier, lo, hi)
     return decided
 
 
-def _write(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
+def write_records(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
     """Store the records of [lo, hi), WRITE positions (whole chunks) at a time; return how
     many are decided (and add them to `tally`, see `solve`)."""
     chunk = value_arr.chunks[0]

@@ -205,3 +205,23 @@ def _last_set(a, w):
     while a[i] == 0:
         i -= 1
     return i
+
+
+@njit(cache=True, nogil=True)
+def adopt_records(own, value, remoteness):
+    """Records of reached positions (own: VISITED, or VISITED | value of a primitive; 0
+    unreached, left so) from another store's (value, remoteness) of the same positions.
+    Returns -1 when all are adopted, else the first position (from 0) the other store
+    lacks (value 0), or -2 - it where a primitive's value there differs."""
+    for i in range(own.shape[0]):
+        r = np.int64(own[i])
+        if r == 0:
+            continue
+        v = np.int64(value[i])
+        if v == 0:
+            return i
+        rec = v | VISITED | (np.int64(remoteness[i]) << SHIFT)
+        if r != VISITED and r != rec:
+            return -2 - i
+        own[i] = rec
+    return -1

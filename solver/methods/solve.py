@@ -98,7 +98,7 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
           force: bool = False, progress: Progress | None = None,
           wait: bool = False, memory: int | None = None, workers: int = 0,
           scheduler: str | None = None, symmetry: bool = False,
-          no_time_limit: bool = False) -> SolveResult:
+          no_time_limit: bool = False, borrow: str | None = None) -> SolveResult:
     """Solve `game` into the database under `root` unless a sound one is there.
 
     `symmetry`: solve canonical positions only (solver/kernels/symmetry.py; also when the game was
@@ -117,7 +117,7 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
         from solver.kernels.symmetry import apply
 
         apply(game, True)
-    opts = {"memory": memory, "workers": workers, "scheduler": scheduler}
+    opts = {"memory": memory, "workers": workers, "scheduler": scheduler, "borrow": borrow}
     est = None if _solved(group_path(root, game), game, force) else _plan(
         game, method, root, force, opts, no_time_limit)
     with writer_lock(group_path(root, game), game.describe(), wait,
@@ -165,12 +165,14 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
                   progress: Progress, tier_opts: dict | None = None,
                   est=None) -> SolveResult:
     methods = applicable_methods(game)
-    # --memory, --workers, --scheduler: options of the tier manager (solver/engine/manager.py)
+    # --memory, --workers, --scheduler, --borrow: options of the tier manager
+    # (solver/engine/manager.py)
     tier_opts = {k: v for k, v in (tier_opts or {}).items() if v}
     if (tier_opts.get("workers") or tier_opts.get("scheduler")) and method is None:
         method = "tiers" if "tiers" in methods else None
     if tier_opts and (method or default_method(game)) != "tiers":
-        raise GsolveError("--memory, --workers and --scheduler apply to --method tiers"
+        raise GsolveError("--memory, --workers, --scheduler and --borrow apply to --method "
+                          "tiers"
                           + ("" if "tiers" in methods else f", which {game.name} lacks"))
     # an interrupted tiered solve is resumed unless another method is asked for
     resume = "tiers" in methods and not force and _resumable(group_path(root, game))

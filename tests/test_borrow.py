@@ -1,0 +1,96 @@
+"""`gsolve solve --borrow STORE`: tasks whose reached positions another store of the game
+holds take their records from it, and the database is the one a whole solve writes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import zarr
+from test_morris import _SixFrom
+
+from games.base import GsolveError
+from games.morris import Morris
+from solver.command.cli import main
+from solver.kernels.records import LOSE, WIN
+from solver.kernels.symmetry import apply
+from solver.methods.solve import solve
+from solver.storage.database import group_path
+
+VARIANT = "men=6,diagonals=0"
+
+
+def _arrays(path):
+    g = zarr.open_group(str(path), mode="r")
+    return g["value"][:], g["remoteness"][:], dict(g.attrs)
+
+
+@pytest.fixture(scope="module")
+def six_dbs(tmp_path_factory):
+    """Six on canonical positions, solved whole, and the sub-game from a late placement
+    (a store that holds some of Six's tiers whole and others in part)."""
+    root = tmp_path_factory.mktemp("borrow")
+    solve(apply(Morris(men=6), True), "tiers", root=root / "whole")
+    solve(apply(_SixFrom(), True), "tiers", root=root / "late")
+    return root, root / "whole" / "morris" / VARIANT, root / "late" / "morris" / VARIANT
+
+
+@pytest.mark.parametrize("donor", ["whole", "late"])
+def test_borrowed_solve_is_the_solve_byte_for_byte(six_dbs, donor):
+    root, whole, late = six_dbs
+    store = whole if donor == "whole" else late
+    solve(apply(Morris(men=6), True), "tiers", root=root / f"from-{donor}", borrow=str(store))
+    value, rem, attrs = _arrays(root / f"from-{donor}" / "morris" / VARIANT)
+    v0, r0, _ = _arrays(whole)
+    assert np.array_equal(value, v0) and np.array_equal(rem, r0)
+    run = attrs["runs"][-1]
+    tasks = attrs["tasks"]
+    if donor == "whole":  # every task found all its reached positions there
+        assert run["borrowed_tasks"] == tasks and run["borrowed_from"] == str(whole)
+    else:  # the late sub-game holds the last tiers whole, the rest in part: solved here
+        assert 0 < run["borrowed_tasks"] < tasks
+
+
+def test_borrow_refuses_a_store_of_another_game_or_nothing(six_dbs, tmp_path, capsys):
+    root, whole, _ = six_dbs
+    assert main(["tictactoe", "--db", str(tmp_path / "ttt"), "-q"]) == 0
+    ttt = group_path(tmp_path / "ttt", _game("tictactoe"))
+    capsys.readouterr()
+    for store, needle in ((ttt, "a store of tictactoe"), (tmp_path / "none", "no store there"),
+                          (whole.parent, "no store there")):
+        code = main(["solve", "morris", "-V", "men=6", "--symmetry", "--db",
+                     str(tmp_path / "db"), "--borrow", str(store), "-q"])
+        err = capsys.readouterr().err
+        assert code != 0 and needle in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "db" / "morris" / f"{VARIANT}.partial").exists()
+    code = main(["solve", "morris", "-V", "men=6", "--db", str(tmp_path / "db"), "--borrow",
+                 str(whole), "-q"])  # the donor is on canonical positions, this is not
+    err = capsys.readouterr().err
+    assert code != 0 and "same --symmetry" in err and len(err.strip().splitlines()) == 1
+    code = main(["solve", "morris", "-V", "men=6", "--symmetry", "--method", "retrograde", "--db",
+                 str(tmp_path / "db"), "--borrow", str(whole), "-q"])
+    err = capsys.readouterr().err
+    assert code != 0 and "apply to --method tiers" in err
+
+
+def test_borrow_stops_at_a_primitive_valued_otherwise(six_dbs, tmp_path):
+    """A store whose primitive reads another value is no store of these rules: the solve
+    stops with one line instead of copying it."""
+    _, whole, _ = six_dbs
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(whole, bad)
+    g = zarr.open_group(str(bad), mode="r+")
+    value, rem = g["value"][:], g["remoteness"][:]
+    lost = np.flatnonzero((value == LOSE) & (rem == 0))  # lost before moving: primitive
+    assert lost.size
+    value[lost[len(lost) // 2]] = WIN
+    g["value"][:] = value
+    with pytest.raises(GsolveError, match="valued otherwise"):
+        solve(apply(Morris(men=6), True), "tiers", root=tmp_path / "db", borrow=str(bad))
+
+
+def _game(name):
+    from games import get_game
+
+    return get_game(name)
