@@ -97,7 +97,8 @@ def _seed(canonical, canonical_slot, primitive, ctx, lo, hi, base, out, only_pri
 
 
 def solve_pairs(most: int, memory: float, black: int | None = None,
-                store_dir: Path | None = None, say=None) -> tuple[dict, dict, float]:
+                store_dir: Path | None = None, say=None,
+                men: int = 9) -> tuple[dict, dict, float]:
     """{pair: (wins, losses, draws)}, {pair: largest remoteness}, seconds, for the tiers
     of 3..most white and 3..black (default: most) black men. With `store_dir` the store
     stays there and each finished task is recorded in it, so a run killed (a session's
@@ -116,7 +117,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     from solver.storage.database import create_array, remoteness_dtype
     from solver.storage.partial import PartialStore
 
-    game = apply(Morris(men=9), True)
+    game = apply(Morris(men=men), True)  # men=6: Six's movement phase (tests)
     v = view(game)
     mod = importlib.import_module(type(game).module)
     label = re.compile(r"move W(\d) B(\d)$")

@@ -16,6 +16,20 @@ from solver.use.api import Solved
 
 
 @functools.cache
+def benchmark(name: str):
+    """benchmarks/<name>.py as a module (the scripts are no package)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 def reference_table(rules, *args) -> dict[str, tuple[int, int]]:
     """The reference solver's table of `rules(*args)` (a reference game class), solved
     once per test session."""

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import ref_baghchal
 import reference
-from checks import WORDS, arrays, named_children, parents_of
+from checks import WORDS, arrays, benchmark, named_children, parents_of
 from numba import njit
 
 from games import baghchal
@@ -406,12 +406,7 @@ def test_sliding_phase_positions_up_to_symmetry_as_published():
     symmetry cells gives that count; the game's own `canonical`, walked over every board of
     the k = 0 and 1 tiers, agrees with Burnside there (benchmarks/baghchal_counts.py
     counts the rest in half a minute)."""
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "baghchal_counts.py"
-    spec = importlib.util.spec_from_file_location("baghchal_counts", path)
-    counts = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(counts)
+    counts = benchmark("baghchal_counts")
     game = BaghChal(size=5)
     assert sum(2 * counts.burnside(game, 20 - k) for k in range(5)) == 88_260_972
     scratch = np.zeros(game.scratch_size, np.int8)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import zarr
+from checks import benchmark
 from test_morris import _SixFrom
 
 from games.base import GsolveError
@@ -48,6 +49,23 @@ def test_borrowed_solve_is_the_solve_byte_for_byte(six_dbs, donor):
         assert run["borrowed_tasks"] == tasks and run["borrowed_from"] == str(whole)
     else:  # the late sub-game holds the last tiers whole, the rest in part: solved here
         assert 0 < run["borrowed_tasks"] < tasks
+
+
+def test_six_borrows_its_movement_phase_from_the_box(six_dbs, tmp_path):
+    """Nine's way at Six's size: every movement board solved by benchmarks/
+    morris_movement.py's box (no reach: all seeded), then the whole game with --borrow
+    from the box's store: the movement tasks borrowed, the placement ones solved, the
+    database the whole solve's."""
+    _, whole, _ = six_dbs
+    counts, _, _ = benchmark("morris_movement").solve_pairs(6, 4.0, store_dir=tmp_path / "box",
+                                                            men=6)
+    assert len(counts) == 16  # the ordered pairs 3-3 .. 6-6
+    solve(apply(Morris(men=6), True), "tiers", root=tmp_path / "db",
+          borrow=str(tmp_path / "box" / "db.partial"))
+    value, rem, attrs = _arrays(tmp_path / "db" / "morris" / VARIANT)
+    v0, r0, _ = _arrays(whole)
+    assert np.array_equal(value, v0) and np.array_equal(rem, r0)
+    assert 0 < attrs["runs"][-1]["borrowed_tasks"] < attrs["tasks"]
 
 
 def test_borrow_refuses_a_store_of_another_game_or_nothing(six_dbs, tmp_path, capsys):

@@ -3,17 +3,16 @@ stop is byte-identical to a reference solved by another method, or refuses in on
 chunk files that are not where they were written are refused on read; SIGTERM ends a
 solve inside a kernel at once."""
 
-import importlib.util
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from checks import benchmark
 
 import solver.storage.database as database
 from games import get_game
@@ -22,10 +21,7 @@ from solver.engine import cache, manager
 from solver.methods.solve import solve
 from solver.storage.database import Database, group_path, partial_path
 
-ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("faults", ROOT / "benchmarks" / "faults.py")
-faults = sys.modules["faults"] = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(faults)
+faults = benchmark("faults")
 
 C4 = "width=4,height=4"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import random
 
 import numba
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 import ref_morris
 import reference
-from checks import WORDS, child_strings, slot_arrays
+from checks import WORDS, benchmark, child_strings, slot_arrays
 
 from games import get_game
 from games.base import LOSE, PositionError, VariantError
@@ -597,12 +596,7 @@ def test_nine_movement_pairs_match_an_independent_solve():
     blocked side loses), solved by the tier engine on Nine's own numbering: wins, losses
     and draws by side to move as eigenraum/solving-nine-mens-morris publishes them
     (benchmarks/morris_movement.py runs the pairs up to 5-5)."""
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "morris_movement.py"
-    spec = importlib.util.spec_from_file_location("morris_movement", path)
-    movement = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(movement)
+    movement = benchmark("morris_movement")
     counts, deepest, _ = movement.solve_pairs(3, 4.0)
     assert tuple(counts["3-3"]) == movement.EIGENRAUM["3-3"] == (140_621, 28_736, 269)
     assert deepest["3-3"] == 26
@@ -612,14 +606,9 @@ def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
     """--store: a run stopped after its first solve task goes on from the store's record
     (seeding not repeated) and gives the published counts; another box is refused for that
     store."""
-    from pathlib import Path
-
     from solver.engine import worker
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "morris_movement.py"
-    spec = importlib.util.spec_from_file_location("morris_movement", path)
-    movement = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(movement)
+    movement = benchmark("morris_movement")
 
     solved = []
     solve = worker.solve
