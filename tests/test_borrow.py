@@ -80,6 +80,11 @@ def test_borrow_refuses_a_store_of_another_game_or_nothing(six_dbs, tmp_path, ca
         err = capsys.readouterr().err
         assert code != 0 and needle in err and len(err.strip().splitlines()) == 1, err
         assert not (tmp_path / "db" / "morris" / f"{VARIANT}.partial").exists()
+    code = main(["solve", "morris", "-V", "men=6", "--symmetry", "--db", str(tmp_path / "ok"),
+                 "--borrow", str(whole)])
+    out = capsys.readouterr().out
+    tasks = _arrays(tmp_path / "ok" / "morris" / VARIANT)[2]["tasks"]
+    assert code == 0 and f"borrowed             {tasks} tasks' records from {whole}" in out
     code = main(["solve", "morris", "-V", "men=6", "--db", str(tmp_path / "db"), "--borrow",
                  str(whole), "-q"])  # the donor is on canonical positions, this is not
     err = capsys.readouterr().err

@@ -146,6 +146,9 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
             rows.append(("peak memory", f"{result.extra['peak_memory_bytes'] / (1 << 30):,.2f}"
                                         " GiB (largest resident set, getrusage)"))
         runs = result.extra.get("runs") or []
+        if runs and runs[-1].get("borrowed_tasks"):  # --borrow: their cost was paid there
+            rows.append(("borrowed", f"{runs[-1]['borrowed_tasks']:,} tasks' records from "
+                                     f"{runs[-1]['borrowed_from']}"))
         if len(runs) > 1:  # resumed: the whole solve's cost beside this run's
             from solver.runtime.progress import duration
 
