@@ -1,7 +1,7 @@
 """Nine Men's Morris's movement phase solved pair by pair, against an independent solve.
 
 Usage: python benchmarks/morris_movement.py [--most N | --box WxB] [--memory GIB]
-       [--store DIR]
+       [--store DIR [--report]]
 
 Every board of each piece-count pair with 3..N pieces a side (or 3..W white and 3..B
 black: a tier holds both sides to move, so the box 6x3 gives the ordered pairs 6-3 and
@@ -20,8 +20,11 @@ ones kept), and exits 1 if any pair differs. The largest remoteness of each pair
 printed too (eigenraum's depths count plies to a capture, ours to the end: not compared).
 
 --store DIR keeps the store there and records each finished task in it: the box 9x9 (all
-49 pairs, 9.2 G indices) takes longer than a session, and the same command started again
-goes on from its first unfinished task.
+49 pairs, 18.4 G indices) takes longer than a session, and the same command started again
+goes on from its first unfinished task. With --report it solves nothing and prints the
+pairs whose tiers the store holds solved so far (while a run goes on beside it). The
+store of the box 9x9 also serves `gsolve solve morris -V men=9 --symmetry --borrow
+DIR/db.partial`: the movement phase borrowed, the placement phase solved.
 """
 
 from __future__ import annotations
@@ -97,8 +100,8 @@ def _seed(canonical, canonical_slot, primitive, ctx, lo, hi, base, out, only_pri
 
 
 def solve_pairs(most: int, memory: float, black: int | None = None,
-                store_dir: Path | None = None, say=None,
-                men: int = 9) -> tuple[dict, dict, float]:
+                store_dir: Path | None = None, say=None, men: int = 9,
+                report: bool = False) -> tuple[dict, dict, float]:
     """{pair: (wins, losses, draws)}, {pair: largest remoteness}, seconds, for the tiers
     of 3..most white and 3..black (default: most) black men. With `store_dir` the store
     stays there and each finished task is recorded in it, so a run killed (a session's
@@ -106,7 +109,9 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     task's solve rewrites its own range from its child tiers, so redoing one is exact);
     `say(text)` hears of progress. No reach phase: every board is seeded reached, with
     its primitive value, and a task's solve reads its whole child tiers (35% of the box
-    6x4's time was a reach that only confirmed the seeds)."""
+    6x4's time was a reach that only confirmed the seeds). `report`: solve nothing, count
+    the pairs whose tiers the store at `store_dir` holds solved (another run may be
+    solving the rest)."""
     black = most if black is None else black
     from games.morris import Morris
     from solver.engine import plan, worker
@@ -133,6 +138,8 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
         store = PartialStore(root / "db", v, "tiers", remoteness_dtype(v.max_remoteness),
                              store_dir is None)
         done = store.attrs.get("box_done") if store.resumed else None
+        if report and done is None:
+            raise SystemExit(f"{root}: no box there to report on")
         if done is not None and store.attrs.get("box") != box:
             raise SystemExit(f"{root} holds the box {store.attrs.get('box')}, not {box}: "
                              "give another --store")
@@ -147,8 +154,8 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
         if worker.REACHED not in store.group:
             create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8)
         reached = store.group[worker.REACHED]
-        for i in sorted(pairs):  # the reach bytes of each tier (9x9: 9.2 G indices)
-            if i in done["seeded"]:
+        for i in sorted(pairs):  # the reach bytes of each tier (9x9: 18.4 G indices)
+            if report or i in done["seeded"]:
                 continue
             t = p.tiers[i]
             marks = np.empty(t.size, np.uint8)
@@ -159,14 +166,20 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
                 sync_written()
                 done["seeded"].append(i)
                 store.set_attrs(box=box, box_done=done)
-        if say:
+        if say and not report:
             say(f"seeded {len(pairs)} tiers")
         # every board of the box is reached, so no reach phase: a task's solve reads its
         # whole child tiers (no `needs-` record), all of them seeded
         tasks = {j for j, task in enumerate(p.tasks)
                  if any(x in pairs for x, *_ in task.pieces)}
         todo = [j for j in p.run_order if j in tasks and j not in done["solve"]]
-        if say and len(todo) < len(tasks):
+        solved = {pairs[i] for i in pairs if not any(
+            x == i for j in todo for x, *_ in p.tasks[j].pieces)}  # tiers whole now
+        if report:
+            if say:
+                say(f"report: {len(tasks) - len(todo)} of {len(tasks)} tasks solved")
+            todo = []
+        elif say and len(todo) < len(tasks):
             say(f"solve: {len(tasks) - len(todo)} of {len(tasks)} tasks done before")
         for n, j in enumerate(todo):
             worker.solve(v, store.group, p.tasks[j], limit=limit)
@@ -182,6 +195,8 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
         deepest: dict[str, int] = {}
         for k, (stage, turn, _combo, w, b) in enumerate(game.blocks):
             if stage != game.move_stage or not (3 <= w <= most and 3 <= b <= black):
+                continue
+            if report and (w, b) not in solved:
                 continue
             pair = f"{w}-{b}" if turn == 0 else f"{b}-{w}"
             value = store.value[int(istart[k]):int(istart[k + 1])]
@@ -200,7 +215,11 @@ def main() -> None:
     ap.add_argument("--memory", type=float, default=16.0, help="GiB the solve may hold")
     ap.add_argument("--store", type=Path, help="keep the store in DIR and resume from it "
                     "(default: a temporary folder, removed at the end)")
+    ap.add_argument("--report", action="store_true", help="with --store: solve nothing, "
+                    "print the pairs whose tiers the store holds solved so far")
     args = ap.parse_args()
+    if args.report and not args.store:
+        ap.error("--report reads a --store")
     from solver.command.bench import machine
 
     print(f"# {machine()}, {time.strftime('%Y-%m-%d')}")
@@ -208,7 +227,8 @@ def main() -> None:
                     else (args.most, args.most))
     counts, deepest, seconds = solve_pairs(
         white, args.memory, black, args.store,
-        lambda text: print(f"# {time.strftime('%H:%M:%S')} {text}", flush=True))
+        lambda text: print(f"# {time.strftime('%H:%M:%S')} {text}", flush=True),
+        report=args.report)
     bad = 0
     print("pair  wins  losses  draws  largest remoteness  eigenraum")
     for pair in sorted(counts, key=lambda s: (sum(map(int, s.split("-"))), s)):

@@ -604,8 +604,8 @@ def test_nine_movement_pairs_match_an_independent_solve():
 
 def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
     """--store: a run stopped after its first solve task goes on from the store's record
-    (seeding not repeated) and gives the published counts; another box is refused for that
-    store."""
+    (seeding not repeated) and gives the published counts; `report` counts only the pairs
+    whose tiers are solved; another box is refused for that store."""
     from solver.engine import worker
 
     movement = benchmark("morris_movement")
@@ -622,6 +622,7 @@ def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         movement.solve_pairs(3, 4.0, store_dir=tmp_path)
     monkeypatch.undo()
+    assert movement.solve_pairs(3, 4.0, store_dir=tmp_path, report=True)[0] == {}
     seeded = []
     monkeypatch.setattr(movement, "run_blocks", lambda *a, **kw: seeded.append(a))
     heard = []
@@ -629,6 +630,7 @@ def test_nine_movement_pairs_resume_from_their_store(tmp_path, monkeypatch):
     assert tuple(counts["3-3"]) == movement.EIGENRAUM["3-3"] and deepest["3-3"] == 26
     assert any(h.startswith("solve: 1 of ") and "done before" in h for h in heard)
     assert not seeded  # every tier's seeds were recorded before the stop
+    assert movement.solve_pairs(3, 4.0, store_dir=tmp_path, report=True)[0] == counts
     with pytest.raises(SystemExit, match="holds the box 3x3, not 4x3"):
         movement.solve_pairs(4, 4.0, 3, store_dir=tmp_path)
     with pytest.raises(SystemExit, match="another plan of tasks"):  # other task cuts
