@@ -21,7 +21,7 @@ from games.base import Game, GsolveError
 from solver.engine.task import Task
 from solver.engine.worker import REACHED, TEMPLATE, WRITE, write_records
 from solver.kernels.records import adopt_records, record_dtype
-from solver.runtime.parallel import call, run_blocks
+from solver.runtime.parallel import call
 from solver.storage.index import numbering
 
 SAME = ("game", "variant_key", "symmetry", "hash_size", "index", "stored", "index_digest")
@@ -66,13 +66,12 @@ def borrow(game: Game, group, task: Task, donor: Donor, lock=None,
 
     k = kernels(game.module, TEMPLATE)
     own = np.empty(task.size, record_dtype(game.max_remoteness))
-    reached = group[REACHED][task.a:task.b]
-    run_blocks(k.mark_primitives, (own, reached), task.a, task.b, -task.a, task.a)
-    del reached
-    for x in range(task.a, task.b, WRITE):
+    reached = group[REACHED]
+    for x in range(task.a, task.b, WRITE):  # a task the donor lacks ends at its first part
         y = min(task.b, x + WRITE)
-        got = call(adopt_records, own[x - task.a:y - task.a], donor.value[x:y],
-                   donor.remoteness[x:y])
+        part = own[x - task.a:y - task.a]
+        call(k.mark_primitives, part, reached[x:y], x, y, -x, x)
+        got = call(adopt_records, part, donor.value[x:y], donor.remoteness[x:y])
         if got == -1:
             continue
         if got >= 0:
@@ -80,5 +79,5 @@ def borrow(game: Game, group, task: Task, donor: Donor, lock=None,
         raise GsolveError(f"--borrow {donor.path}: its position {x - 2 - got:,} is "
                           "valued otherwise than this game's primitive there: not a "
                           "store of this game's rules")
-    return write_records(own, -task.a, task.a, task.b, group["value"], group["remoteness"], lock,
-                  tally)
+    return write_records(own, -task.a, task.a, task.b, group["value"], group["remoteness"],
+                         lock, tally)
