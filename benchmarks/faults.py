@@ -43,7 +43,7 @@ SCENARIOS = {
                                1 << 14, 1 << 16, {"FAULTS_LEAN": "1"}),
     "quixo-3x3-lean": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                        {"FAULTS_LEAN": "1"}),
-    # every task's records taken from the reference database (solver/engine/borrow.py)
+    # every task's records taken from the reference database (solver/engine/borrowing.py)
     "morris-6-symmetry-borrow": (["morris", "-V", "men=6", "--symmetry", "--borrow", REF],
                                  "retrograde", 1 << 14, 1 << 16),
 }

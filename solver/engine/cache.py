@@ -68,7 +68,7 @@ class Record:
             self.flush(self.eager)
 
     def borrowed(self, donor) -> None:
-        """A task of this run took its records from the store `donor` (engine/borrow.py):
+        """A task of this run took its records from the store `donor` (engine/borrowing.py):
         its cost was paid there."""
         run = self.runs[-1]
         run["borrowed_tasks"] = run.get("borrowed_tasks", 0) + 1

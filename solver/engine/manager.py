@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
-from solver.engine import worker
-from solver.engine.borrow import borrow
+from solver.engine import borrowing, worker
 from solver.engine.cache import CachedGroup, ChunkCache, Record, Writer
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
 from solver.engine.task import needs, outside
@@ -69,7 +68,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     the whole solve's work this call has done (in this process: what a resumed or stopped
     solve measured of this machine's speed). `borrow`: a store of the same game whose
     records a task takes where it holds all of the task's reached positions
-    (solver/engine/borrow.py)."""
+    (solver/engine/borrowing.py)."""
     progress = progress or Progress()
     budget = memory or default_budget()
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
@@ -107,11 +106,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         check_budget(game, p, budget, max(1, workers))
         return p
 
-    donor = None
-    if borrow:
-        from solver.engine.borrow import Donor
-
-        donor = Donor(game, borrow)  # checked before anything is written
+    donor = borrowing.Donor(game, borrow) if borrow else None  # checked before any write
     # a new store is made only for a plan within the budget: a refusal leaves nothing
     p = planned(None, CHUNK) if fresh or not (partial_path(path) / "zarr.json").exists() else None
     store = PartialStore(path, game, "tiers", remoteness_dtype(game.max_remoteness), fresh)
@@ -247,7 +242,8 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
                         time.sleep(pause)
 
                 tally = np.zeros(9, np.int64)
-                got = None if donor is None else borrow(game, group, task, donor, tally=tally)
+                got = None if donor is None else borrowing.borrow(game, group, task, donor,
+                                                                  tally=tally)
                 if got is None:
                     got = worker.solve(game, group, task, piece, eager=bool(pause),
                                        limit=limit, tally=tally)
