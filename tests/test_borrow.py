@@ -14,6 +14,7 @@ from games.morris import Morris
 from solver.command.cli import main
 from solver.kernels.records import LOSE, WIN
 from solver.kernels.symmetry import apply
+from solver.methods import speed
 from solver.methods.solve import solve
 from solver.storage.database import group_path
 
@@ -36,10 +37,14 @@ def six_dbs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("donor", ["whole", "late"])
-def test_borrowed_solve_is_the_solve_byte_for_byte(six_dbs, donor):
+def test_borrowed_solve_is_the_solve_byte_for_byte(six_dbs, donor, monkeypatch):
     root, whole, late = six_dbs
     store = whole if donor == "whole" else late
+    shares = []
+    monkeypatch.setattr(speed, "record_speed", lambda *a, share=1.0, **k: shares.append(share))
     solve(apply(Morris(men=6), True), "tiers", root=root / f"from-{donor}", borrow=str(store))
+    # the speed this machine measured counts the work done here only: never a whole solve
+    assert len(shares) == 1 and 0 < shares[0] < (0.5 if donor == "whole" else 1.0)
     value, rem, attrs = _arrays(root / f"from-{donor}" / "morris" / VARIANT)
     v0, r0, _ = _arrays(whole)
     assert np.array_equal(value, v0) and np.array_equal(rem, r0)

@@ -314,22 +314,29 @@ def test_factor_comes_from_the_largest_solve():
 
 def test_a_part_of_a_solve_measures_by_its_share(monkeypatch):
     """A solve too long for one sitting (Bagh-Chal 5x5) records what each resumed or
-    stopped run measured, scaled by the share of the work it did; a short part does not
-    replace a longer measure of the same game."""
+    stopped run measured, scaled by the share of the work it did, and trusted as far as
+    that share (the default factor for the rest: a solve's first tasks are no fair
+    sample); a short part does not replace a longer measure of the same game."""
     big = get_game("connect4", "width=5,height=5")
     speed.sample(big)
     big.tiers()
+    base = speed.sample(big).base(big)
+    default = speed.default_factor(big, "tiers")
     speed.record_speed(big, "tiers", 30.0, 16.0, share=0.5)  # too short a part
     assert speed.factor(big, "tiers")[2] is None
     speed.record_speed(big, "tiers", 120.0, 200.0, share=0.25)
-    work = 200.0 - speed.overhead(big, "tiers") * 0.25
+    measured = (200.0 - speed.overhead(big, "tiers") * 0.25) / (base * 0.25)
     k = speed.factor(big, "tiers")
-    assert k[2] == big.variant_key
-    assert k[0] == pytest.approx(work / (speed.sample(big).base(big) * 0.25), rel=1e-3)
+    assert k[2].startswith(big.variant_key) and "25.0% of it measured" in k[2]
+    assert k[0] == pytest.approx(0.25 * measured + 0.75 * default, rel=1e-3)
     planned = estimate.estimate(big, "tiers", plan_memory=False)
-    assert planned.cpu == pytest.approx(800.0, rel=0.01)  # the whole: 4x the part
+    whole = 0.25 * 800.0 + 0.75 * default * base  # a quarter 4x the part, the rest default
+    assert planned.cpu == pytest.approx(whole + speed.overhead(big, "tiers"), rel=0.01)
     speed.record_speed(big, "tiers", 90.0, 50.0, share=0.1)  # shorter than what stands
     assert speed.factor(big, "tiers") == k
+    speed.record_speed(big, "tiers", 150.0, 400.0, share=1.0)  # a whole solve: all measured
+    assert speed.factor(big, "tiers")[0] == pytest.approx(
+        (400.0 - speed.overhead(big, "tiers")) / base, rel=1e-3)
 
 
 def test_a_tiered_run_reports_its_share_of_the_work(tmp_path):

@@ -230,6 +230,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
             if i in record.done[phase]:
                 continue
             task = p.tasks[i]
+            lent = False  # its records taken from the donor
             if phase == "reach":
                 found += worker.reach(game, group, task, limit=limit)
                 # its solve reads these bytes once, long after: the store serves that, and
@@ -249,6 +250,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
                                        limit=limit, tally=tally)
                 else:
                     record.borrowed(donor.path)
+                    run["borrowed"] = lent = True
                     for t, lo, hi, _ in task.pieces:
                         piece(t, lo, hi)
                 found += got
@@ -265,7 +267,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
             else:  # recorded once its queued writes are in the store
                 writer.submit(record.task, *done)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
-            progress.remaining(*eta.done(phase, i))
+            progress.remaining(*eta.done(phase, i, lent))
             run["share"] = eta.did / eta.total
 
 
@@ -318,10 +320,14 @@ class _Eta:
         self.did = 0.0
         self.t0 = time.perf_counter()
 
-    def done(self, phase: str, i: int) -> tuple[float, float]:
-        """(seconds left at the rate so far, share of the work done) after task i."""
+    def done(self, phase: str, i: int, borrowed: bool = False) -> tuple[float, float]:
+        """(seconds left at the rate so far, share of the work done) after task i. A
+        borrowed task's work was paid in its donor: it is no longer left, but not done
+        here either (Nine's movement tasks are 40% of its work: counted as done, they
+        would make the rate, the ETA and the share `record_speed` scales by far too
+        fast)."""
         w = self.work[phase][i]
-        self.did += w
+        self.did += 0.0 if borrowed else w
         self.left = max(0.0, self.left - w)
         rate = (time.perf_counter() - self.t0) / max(self.did, 1e-9)
         return rate * self.left, self.did / max(self.did + self.left, 1e-9)

@@ -227,6 +227,8 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
             raise
         t2 = time.perf_counter()
         if local and not tier_pause():  # (a cluster's CPU time is its workers': not here)
+            # (tasks borrowed from another store: their work was not done here)
+            whole = whole and not run.get("borrowed")
             speed.record_speed(plain, method, t2 - t1, _cpu() - c1,
                                share=1.0 if whole else run.get("share", 0.0))
         attrs["method"] = method
