@@ -158,6 +158,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
             if report or i in done["seeded"]:
                 continue
             t = p.tiers[i]
+            t1, c1 = time.perf_counter(), time.process_time()
             marks = np.empty(t.size, np.uint8)
             run_blocks(_seed, (mod.canonical, mod.canonical_slot, mod.primitive, game.ctx),
                        t.start, t.stop, t.start, marks, i not in chosen)
@@ -165,6 +166,8 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
             if store_dir:
                 sync_written()
                 done["seeded"].append(i)
+                done.setdefault("seed_times", {})[str(i)] = [
+                    round(time.perf_counter() - t1, 1), round(time.process_time() - c1, 1)]
                 store.set_attrs(box=box, box_done=done)
         if say and not report:
             say(f"seeded {len(pairs)} tiers")
@@ -181,15 +184,24 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
             todo = []
         elif say and len(todo) < len(tasks):
             say(f"solve: {len(tasks) - len(todo)} of {len(tasks)} tasks done before")
-        for n, j in enumerate(todo):
+        times = done.setdefault("times", {})  # task: [wall, CPU seconds] of its solve
+        for j in todo:
+            t1, c1 = time.perf_counter(), time.process_time()
             worker.solve(v, store.group, p.tasks[j], limit=limit)
             if store_dir:
                 sync_written()  # the task's chunks on disk before its record
                 done["solve"].append(j)
+                times[str(j)] = [round(time.perf_counter() - t1, 1),
+                                 round(time.process_time() - c1, 1)]
                 store.set_attrs(box_done=done, box_plan=cut)
-            if say and (n + 1) % 25 == 0:
-                say(f"solve: {n + 1} of {len(todo)} tasks, "
-                    f"{time.perf_counter() - t0:.0f} s")
+            if say:
+                names = ", ".join(p.tiers[x].label for x, *_ in p.tasks[j].pieces)
+                say(f"solve: task {j} ({names}) in {time.perf_counter() - t1:.0f} s, "
+                    f"{len(tasks) - len(todo) + todo.index(j) + 1} of {len(tasks)} done")
+        if say and times:
+            wall, cpu = (sum(x[k] for x in times.values()) for k in (0, 1))
+            say(f"solve times recorded for {len(times)} of {len(tasks)} tasks: {wall:,.0f} s "
+                f"wall, {cpu:,.0f} s CPU")
         istart = game.block_index
         counts: dict[str, list[int]] = {}
         deepest: dict[str, int] = {}
