@@ -16,6 +16,7 @@ from solver.kernels.records import LOSE, WIN
 from solver.kernels.symmetry import apply
 from solver.methods import speed
 from solver.methods.solve import solve
+from solver.runtime.progress import Progress
 from solver.storage.database import group_path
 
 VARIANT = "men=6,diagonals=0"
@@ -54,6 +55,32 @@ def test_borrowed_solve_is_the_solve_byte_for_byte(six_dbs, donor, monkeypatch):
         assert run["borrowed_tasks"] == tasks and run["borrowed_from"] == str(whole)
     else:  # the late sub-game holds the last tiers whole, the rest in part: solved here
         assert 0 < run["borrowed_tasks"] < tasks
+
+
+class _Shares(Progress):
+    """The share of the work done that each `remaining` hears, by phase."""
+
+    def __init__(self):
+        self.phase, self.shares = None, []
+
+    def update(self, phase, step, detail=""):
+        self.phase = phase
+
+    def remaining(self, seconds, done=1.0):
+        self.shares.append((self.phase, done))
+
+
+def test_a_borrowed_solve_leaves_the_donors_work_out_of_its_eta(six_dbs, tmp_path):
+    """The tasks whose ranges the donor has written are no work left from the start: with
+    every task held, the reach is the whole of the work (else the ETA of Nine's hours of
+    reach counts the movement solve that borrowing skips)."""
+    _, whole, _ = six_dbs
+    seen = _Shares()
+    solve(apply(Morris(men=6), True), "tiers", root=tmp_path / "db", borrow=str(whole),
+          progress=seen)
+    reach = [d for ph, d in seen.shares if ph == "reach"]
+    assert reach and reach[-1] == pytest.approx(1.0)
+    assert reach[0] < 0.5  # the reach's tasks themselves are counted
 
 
 def test_six_borrows_its_movement_phase_from_the_box(six_dbs, tmp_path):

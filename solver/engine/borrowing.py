@@ -56,6 +56,20 @@ class Donor:
             raise GsolveError(f"--borrow {path}: {self.value.shape[0]:,} positions, "
                               f"here {game.hash_size:,}")
         self.path = where
+        self._held: set[int] | None = None
+
+    def holds(self, a: int, b: int) -> bool:
+        """Whether the store has written every value chunk of [a, b): the tasks a solve
+        expects to borrow, before its reach says (its ETA leaves their work out)."""
+        from solver.storage.database import present_chunks
+
+        if self._held is None:
+            try:
+                self._held = set(present_chunks(self.path / "value"))
+            except OSError:
+                self._held = set()
+        chunk = self.value.chunks[0]
+        return b > a and all(c in self._held for c in range(a // chunk, (b - 1) // chunk + 1))
 
 
 def borrow(game: Game, group, task: Task, donor: Donor, lock=None,

@@ -220,7 +220,8 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
                donor=None) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
-    eta = _Eta(p, record)
+    eta = _Eta(p, record, {i for i, t in enumerate(p.tasks)
+                           if donor is not None and donor.holds(t.a, t.b)})
     run["share"] = 0.0
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
@@ -308,7 +309,8 @@ class _Eta:
     """Seconds left of a tiered solve, by the hash slots its tasks have reached and solved
     so far rather than by tasks (one task may hold most of the hash: Teeko 5x5's last)."""
 
-    def __init__(self, p: Plan, record):
+    def __init__(self, p: Plan, record, lent: set[int] | None = None):
+        self.lent = lent or set()  # solve tasks the donor holds (--borrow): work not left
         self.work = {
             "reach": {i: float(t.size) for i, t in enumerate(p.tasks)},
             "solve": {i: float(sum((hi - lo) * (LOOPY_SOLVE if loopy else 1.0)
@@ -316,7 +318,8 @@ class _Eta:
                       for i, t in enumerate(p.tasks)}}
         self.total = sum(w for ws in self.work.values() for w in ws.values()) or 1.0
         self.left = sum(w for phase, ws in self.work.items() for i, w in ws.items()
-                        if i not in record.done[phase])
+                        if i not in record.done[phase]
+                        and not (phase == "solve" and i in self.lent))
         self.did = 0.0
         self.t0 = time.perf_counter()
 
@@ -328,7 +331,8 @@ class _Eta:
         fast)."""
         w = self.work[phase][i]
         self.did += 0.0 if borrowed else w
-        self.left = max(0.0, self.left - w)
+        if not (phase == "solve" and i in self.lent):  # (one expected lent: never left)
+            self.left = max(0.0, self.left - w)
         rate = (time.perf_counter() - self.t0) / max(self.did, 1e-9)
         return rate * self.left, self.did / max(self.did + self.left, 1e-9)
 
