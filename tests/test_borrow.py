@@ -61,7 +61,10 @@ class _Shares(Progress):
     """The share of the work done that each `remaining` hears, by phase."""
 
     def __init__(self):
-        self.phase, self.shares = None, []
+        self.phase, self.shares, self.part = None, [], None
+
+    def left_of_plan(self, share):
+        self.part = share
 
     def update(self, phase, step, detail=""):
         self.phase = phase
@@ -81,6 +84,7 @@ def test_a_borrowed_solve_leaves_the_donors_work_out_of_its_eta(six_dbs, tmp_pat
     reach = [d for ph, d in seen.shares if ph == "reach"]
     assert reach and reach[-1] == pytest.approx(1.0)
     assert reach[0] < 0.5  # the reach's tasks themselves are counted
+    assert 0 < seen.part < 0.5  # the plan's estimate scaled to the reach's share of it
 
 
 def test_six_borrows_its_movement_phase_from_the_box(six_dbs, tmp_path):

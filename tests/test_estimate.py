@@ -373,3 +373,10 @@ def test_eta_trusts_the_measured_rate_as_far_as_the_work_done():
     p.remaining(50.0, 0.5)
     assert p._expected - (time.monotonic() - p._t0) == pytest.approx(50.0, abs=1.0)
     p.close()
+    p = LineProgress("t", every=60, stream=io.StringIO())  # a resumed solve: a quarter left
+    p.expect(100.0)
+    p.left_of_plan(0.25)
+    assert p._expected - (time.monotonic() - p._t0) == pytest.approx(25.0, abs=1.0)
+    p.remaining(30.0, 0.0)  # nothing measured yet: the plan's part
+    assert p._expected - (time.monotonic() - p._t0) == pytest.approx(25.0, abs=1.0)
+    p.close()

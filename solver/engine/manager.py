@@ -222,6 +222,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
     n = len(p.tasks)
     eta = _Eta(p, record, {i for i, t in enumerate(p.tasks)
                            if donor is not None and donor.holds(t.a, t.b)})
+    progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
     run["share"] = 0.0
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0

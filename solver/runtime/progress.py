@@ -19,6 +19,10 @@ class Progress:
         """Seconds left as the solver measures them, with `done` of the work behind it
         (replaces the estimate: see `blend`)."""
 
+    def left_of_plan(self, share: float) -> None:
+        """Only `share` (0..1) of the estimated work is this run's: a resumed solve, or
+        tasks another store holds (`--borrow`)."""
+
     def note(self, text: str) -> None:
         """A line worth showing before the work starts (e.g. a long estimate)."""
 
@@ -64,7 +68,32 @@ def blend(measured: float, done: float, plan: float | None) -> float:
     return done * measured + (1 - done) * plan * (1 - done)
 
 
-class LineProgress(Progress):
+class _Timed(Progress):
+    """The ETA of the shown progress: the plan's estimate (`expect`), scaled to the work
+    this run has (`left_of_plan`), then blended with what the solver measures."""
+
+    _t0: float
+    _plan: float | None = None
+    _expected: float | None = None
+
+    def expect(self, seconds: float) -> None:
+        self._expected = self._plan = seconds
+
+    def left_of_plan(self, share: float) -> None:
+        import time
+
+        if self._plan:
+            self._plan *= min(1.0, max(0.0, share))
+            self._expected = time.monotonic() - self._t0 + self._plan
+
+    def remaining(self, seconds: float, done: float = 1.0) -> None:
+        import time
+
+        left = blend(seconds, done, self._plan)
+        self._expected = time.monotonic() - self._t0 + left
+
+
+class LineProgress(_Timed):
     """For stderr off a terminal (logs, pipes): a line every `every` seconds from a
     background thread (the kernels release the GIL), so an hours-long solve is never
     silent. Nothing is printed for work shorter than `every`."""
@@ -112,15 +141,6 @@ class LineProgress(Progress):
     def fraction(self, done: float) -> None:
         self._done = done
 
-    def expect(self, seconds: float) -> None:
-        self._expected = self._plan = seconds
-
-    def remaining(self, seconds: float, done: float = 1.0) -> None:
-        import time
-
-        left = blend(seconds, done, getattr(self, "_plan", None))
-        self._expected = time.monotonic() - self._t0 + left
-
     def note(self, text: str) -> None:
         self._write(text)
 
@@ -128,7 +148,7 @@ class LineProgress(Progress):
         self._stop.set()
 
 
-class RichProgress(Progress):
+class RichProgress(_Timed):
     """A live status line on stderr: phase, sweep number, detail, elapsed time.
 
     It appears once the work has run for DELAY seconds (or a note comes first): loading
@@ -174,15 +194,6 @@ class RichProgress(Progress):
             self._state.update(fields)
             if self._bar is not None:
                 self._bar.update(self._task, **fields)
-
-    def expect(self, seconds: float) -> None:
-        self._expected = self._plan = seconds
-
-    def remaining(self, seconds: float, done: float = 1.0) -> None:
-        import time
-
-        left = blend(seconds, done, getattr(self, "_plan", None))
-        self._expected = time.monotonic() - self._t0 + left
 
     def note(self, text: str) -> None:
         self._show()
