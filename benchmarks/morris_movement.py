@@ -185,7 +185,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
         elif say and len(todo) < len(tasks):
             say(f"solve: {len(tasks) - len(todo)} of {len(tasks)} tasks done before")
         times = done.setdefault("times", {})  # task: [wall, CPU seconds] of its solve
-        for j in todo:
+        for n, j in enumerate(todo):
             t1, c1 = time.perf_counter(), time.process_time()
             worker.solve(v, store.group, p.tasks[j], limit=limit)
             if store_dir:
@@ -197,11 +197,12 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
             if say:
                 names = ", ".join(p.tiers[x].label for x, *_ in p.tasks[j].pieces)
                 say(f"solve: task {j} ({names}) in {time.perf_counter() - t1:.0f} s, "
-                    f"{len(tasks) - len(todo) + todo.index(j) + 1} of {len(tasks)} done")
-        if say and times:
-            wall, cpu = (sum(x[k] for x in times.values()) for k in (0, 1))
-            say(f"solve times recorded for {len(times)} of {len(tasks)} tasks: {wall:,.0f} s "
-                f"wall, {cpu:,.0f} s CPU")
+                    f"{len(tasks) - len(todo) + n + 1} of {len(tasks)} done")
+        for what, spent in (("seeding", done.get("seed_times")), ("solve", times)):
+            if say and spent:  # what the store recorded, across runs
+                wall, cpu = (sum(x[k] for x in spent.values()) for k in (0, 1))
+                say(f"{what} times recorded for {len(spent)} tiers or tasks: {wall:,.0f} s "
+                    f"wall, {cpu:,.0f} s CPU")
         istart = game.block_index
         counts: dict[str, list[int]] = {}
         deepest: dict[str, int] = {}

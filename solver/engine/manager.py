@@ -252,7 +252,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
                                        limit=limit, tally=tally)
                 else:
                     record.borrowed(donor.path)
-                    run["borrowed"] = lent = True
+                    lent = True
                     for t, lo, hi, _ in task.pieces:
                         piece(t, lo, hi)
                 found += got

@@ -228,7 +228,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         t2 = time.perf_counter()
         if local and not tier_pause():  # (a cluster's CPU time is its workers': not here)
             # (tasks borrowed from another store: their work was not done here)
-            whole = whole and not run.get("borrowed")
+            whole = whole and not (attrs.get("runs") or [{}])[-1].get("borrowed_tasks")
             speed.record_speed(plain, method, t2 - t1, _cpu() - c1,
                                share=1.0 if whole else run.get("share", 0.0))
         attrs["method"] = method
