@@ -38,6 +38,7 @@ def run(capsys, *args):
     ("quixo-3x3", 2, 1),
     ("connect4-5x4-workers2", 1, 2),
     ("quixo-3x3-lean", 1, 1),  # loopy tiers in the lean worker, stores a chunk at a time
+    ("quixo-3x3-paged", 1, 1),  # every task paged: scratch writes are fault points too
 ])
 def test_every_resume_after_a_fault_is_identical_or_refused(scenario, points, timed):
     """ENOSPC half-way through a chunk write, EIO on a rename and SIGKILL inside either, at

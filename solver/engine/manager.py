@@ -137,9 +137,9 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
                        budget - BASE - p.largest, run, donor)
     except OSError as e:  # a full or failing disk: say that the work done is kept
         raise GsolveError(
-            f"{e.strerror or e} writing {store.path}: the tasks finished before it are "
-            f"kept; make room (or mend the disk) and rerun `gsolve {command(game, path)}` "
-            "to resume") from None
+            f"{e.strerror or e} writing {e.filename or store.path}: the tasks finished "
+            f"before it are kept; make room (or mend the disk) and rerun "
+            f"`gsolve {command(game, path)}` to resume") from None
     finally:
         record.flush()  # an interrupted solve keeps every task it finished
         if cluster:

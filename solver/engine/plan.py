@@ -17,7 +17,7 @@ import bisect
 from dataclasses import dataclass
 
 from games.base import Game, GsolveError, Tier
-from solver.engine import worker
+from solver.engine import paged, worker
 from solver.engine.task import Task, merge
 from solver.runtime.parallel import threads
 from solver.storage.database import CHUNK
@@ -91,16 +91,28 @@ def task_bytes(game: Game, own: int, kids: int, slot: int, limit: int = 0) -> in
         return fast
     if 2 * (own + kids) <= limit:
         reach = min(reach, own + kids)
-    return max(reach, min(solve, worker.lean_bytes(game, own, far)))
+    return max(reach, least_solve_bytes(game, own, far, solve, limit))
 
 
 def least_task_bytes(game: Game, own: int, kids: int, slot: int) -> int:
     """The least memory a worker runs such a task in (`task_bytes` at that limit): its
     reach in a window where that is less than collecting far children, its solve in the
-    lean worker where that is less than at full speed."""
+    lean worker where that is less than at full speed, or a part at a time (paged)."""
     far = min(kids, FAN * own)
     reach = min(own + 8 * far + worker.block_bytes(game) * threads(), 2 * (own + kids))
-    return max(reach, min(slot * (own + far), worker.lean_bytes(game, own, far)))
+    return max(reach, least_solve_bytes(game, own, far, slot * (own + far)))
+
+
+def least_solve_bytes(game: Game, own: int, far: int, fast: int, limit: int = 0) -> int:
+    """A task's solve as the worker runs it within `limit` (0: as little as it can): at
+    full speed, else in the lean worker, else paged (engine/paged.py: in `limit`, or in
+    its least where that is more), where the game can be (un-moves for a loopy tier)."""
+    least = min(fast, worker.lean_bytes(game, own, far))
+    if not paged.pages(game) or least <= limit:
+        return least
+    if not limit:
+        return min(least, paged.least_bytes(game))
+    return max(paged.least_bytes(game), limit)
 
 
 @dataclass

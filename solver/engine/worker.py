@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver.engine import lean, loopy
+from solver.engine import lean, loopy, paged
 from solver.engine.task import Task, needs, outside, runs, window
 from solver.kernels.records import (
     WIN,
@@ -239,8 +239,8 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     positions at a time, or piece by piece when `eager` (tests interrupt a solve between
     them).
     A window of more than `limit` bytes (when given) at `slot_bytes` a slot runs its loopy
-    tiers in the lean worker (`lean_bytes`); one that passes that too is refused before
-    anything is allocated."""
+    tiers in the lean worker (`lean_bytes`); one that passes that too runs a part at a
+    time (engine/paged.py)."""
     from solver.kernels.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
@@ -250,13 +250,15 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     gstart, gstop, woff, obase, slots = window(task, segments)
     use_lean = bool(limit) and slots * slot_bytes(game) > limit  # engine/lean.py
     need = lean_bytes(game, task.size, slots - task.size) if use_lean else 0
-    if need > limit:
-        raise GsolveError(
-            f"{game.describe()}: hashes {task.a:,}..{task.b - 1:,} read "
-            f"{slots:,} positions of their child tiers, {need / GIB:,.2f} GiB at the "
-            f"least, more than the {limit / GIB:,.2f} GiB a task may hold: raise --memory "
-            "(the solve resumes where it stopped)")
     value_arr, rem_arr = group["value"], group["remoteness"]
+    if need > limit:  # engine/paged.py: a part and a page at a time
+        decided = paged.solve(game, group, task, segments, limit, lambda rec, base, lo, hi:
+                              write_records(rec, -base, lo, hi, value_arr, rem_arr, lock,
+                                            tally))
+        for tier, lo, hi, _ in task.pieces:
+            if on_piece is not None:
+                on_piece(tier, lo, hi)
+        return decided
     win = np.empty(slots, dtype)
     _load(win, outside(task, segments), value_arr, rem_arr, dtype)
     reached = group[REACHED][task.a:task.b]

@@ -1,0 +1,465 @@
+"""The paged tier worker: a task solved a part at a time when not even the lean worker's
+arrays fit its memory. The task's records, and a loopy tier's counters and event levels,
+live in scratch files; memory holds one part of them and one page of the window (its
+own range and child ranges as records) at a time, so a task needs a chunk or so of each
+(`least_bytes`), however large its tier.
+
+What it pays (kernels/tier_paged.py): the children of a part are generated once per page
+of the window, and each level of a loopy tier reads and writes back the parts that have
+work in it, their in-tier parents' notices passed on through files. It writes the same
+records as the lean and fast workers: every step is theirs, taken a part at a time.
+
+Scratch lives in $GSOLVE_SCRATCH (default: the system's temporary folder), one folder
+per task, removed when the task ends; a killed run's folder is removed by the next paged
+task that finds its process gone. A resumed solve redoes the task from its start."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from games.base import Game, GsolveError
+from solver.engine.lean import event_levels, max_parents, too_far
+from solver.engine.loopy import counter_dtype
+from solver.engine.task import Task, outside, runs, window
+from solver.kernels.records import (
+    DRAW,
+    LOSE,
+    TIE,
+    VISITED,
+    WIN,
+    max_record_remoteness,
+    record_dtype,
+)
+from solver.runtime.parallel import call, run_blocks
+from solver.storage import chunkio, database
+
+PAGED = "solver.kernels.tier_paged"
+NOTES = 1 << 20  # parent notices gathered at a time (a batch of frontier: NOTES // parents)
+GIB = 1 << 30
+
+
+def pages(game: Game) -> bool:
+    """Whether a task of the game can run paged: a loopy tier needs un-moves."""
+    return game.has_parents or not game.loopy
+
+
+def state_bytes(game: Game) -> int:
+    """Bytes a part holds per position: its record, and a loopy tier's counter, event
+    level and slowest WIN child (the loop-free fold's best child in the last)."""
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    return 3 * rec + np.dtype(counter_dtype(game)).itemsize + 1  # + its reach byte, read once
+
+
+def buffer_bytes(game: Game) -> int:
+    """A part's frontier batch, its notices and a chunk read."""
+    return (batch(game) + NOTES) * 8 + 4 * database.CHUNK
+
+
+def batch(game: Game) -> int:
+    """Frontier entries scanned at a time: their parents fill the notices at most."""
+    return max(1, NOTES // max_parents(game))
+
+
+def least_bytes(game: Game) -> int:
+    """The least memory a paged task runs in: a store chunk of part and of page."""
+    from solver.kernels.records import record_dtype
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    return database.CHUNK * (state_bytes(game) + rec) + buffer_bytes(game)
+
+
+def sizes(game: Game, own: int, slots: int, limit: int, chunk: int) -> tuple[int, int]:
+    """(part positions, page slots) within `limit`: the part gets up to half of it, the
+    page the rest, each a whole number of chunks (the part) or at least a chunk."""
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    room = limit - buffer_bytes(game)
+    part = min(own, max(chunk, room // 2 // state_bytes(game) // chunk * chunk))
+    page = min(slots, max(chunk, (room - part * state_bytes(game)) // rec))
+    return int(part), int(page)
+
+
+class Scratch:
+    """A task's scratch folder: named arrays as flat files, read and written in ranges
+    (their writes are fault points, as the store's chunk writes: storage/chunkio.py)."""
+
+    def __init__(self, task: Task):
+        root = os.environ.get("GSOLVE_SCRATCH") or tempfile.gettempdir()
+        os.makedirs(root, exist_ok=True)
+        _remove_orphans(root)
+        self.path = tempfile.mkdtemp(prefix=f"gsolve-paged-{os.getpid()}-t{task.index}-",
+                                     dir=root)
+        self.files: dict[str, int] = {}
+        self.ends: dict[str, int] = {}
+
+    def fd(self, name: str) -> int:
+        fd = self.files.get(name)
+        if fd is None:
+            fd = self.files[name] = os.open(os.path.join(self.path, name),
+                                            os.O_RDWR | os.O_CREAT, 0o600)
+            self.ends[name] = 0
+        return fd
+
+    def read(self, name: str, at: int, out: np.ndarray) -> None:
+        fd, view, off = self.fd(name), memoryview(out).cast("B"), at * out.itemsize
+        while view:
+            got = os.preadv(fd, [view], off)
+            if got <= 0:
+                raise OSError(f"scratch file {name} of {self.path} is short")
+            view, off = view[got:], off + got
+
+    def write(self, name: str, at: int, data: np.ndarray) -> None:
+        try:
+            self._write(name, at, data)
+        except OSError as e:  # say which disk: the scratch may not be the store's
+            raise OSError(e.errno, f"{e.strerror} (a paged task's scratch, on "
+                          "$GSOLVE_SCRATCH's disk)", self.path) from None
+
+    def _write(self, name: str, at: int, data: np.ndarray) -> None:
+        fd, view = self.fd(name), memoryview(np.ascontiguousarray(data)).cast("B")
+        off = at * data.itemsize
+        self.ends[name] = max(self.ends[name], off + len(view))
+        if chunkio.FAULT:
+            os.lseek(fd, off, os.SEEK_SET)
+            rest = chunkio._fault("write", fd, view)
+            off += len(view) - len(rest)
+            view = rest
+        while view:
+            n = os.pwrite(fd, view, off)
+            view, off = view[n:], off + n
+
+    def append(self, name: str, data: np.ndarray) -> None:
+        self.fd(name)
+        self.write(name, self.ends[name] // data.itemsize, data)
+
+    def drop(self, name: str) -> None:
+        fd = self.files.pop(name, None)
+        self.ends.pop(name, None)
+        if fd is not None:
+            os.close(fd)
+        try:
+            os.remove(os.path.join(self.path, name))
+        except FileNotFoundError:
+            pass
+
+    def close(self) -> None:
+        for fd in self.files.values():
+            os.close(fd)
+        self.files.clear()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _remove_orphans(root: str) -> None:
+    """Scratch folders of paged tasks whose process is gone (killed runs)."""
+    for name in os.listdir(root):
+        if not name.startswith("gsolve-paged-"):
+            continue
+        try:
+            pid = int(name.split("-")[2])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        except (ValueError, IndexError, PermissionError):
+            pass
+
+
+class Parts:
+    """The parts [lo + j * size, ...) of a range, one held in memory at a time: a part's
+    named arrays (in scratch files, at the part's offset there plus `at`), read when the
+    part is taken and written back when another is taken or at `flush`."""
+
+    def __init__(self, sc: Scratch, lo: int, hi: int, size: int, arrays: dict,
+                 unchanged: tuple = ()):
+        self.sc, self.lo, self.hi, self.size = sc, lo, hi, size
+        self.arrays = arrays  # name -> (buffer, file name, file offset of lo)
+        self.unchanged = unchanged  # arrays only read: never written back
+        self.n = max(1, -(-(hi - lo) // size))
+        self.held = -1
+
+    def bounds(self, j: int) -> tuple[int, int]:
+        return self.lo + j * self.size, min(self.hi, self.lo + (j + 1) * self.size)
+
+    def take(self, j: int, fresh: tuple = ()) -> dict:
+        """Part j's arrays (views of its length); those named in `fresh` are zeroed, not read."""
+        a, b = self.bounds(j)
+        if self.held != j:
+            self.flush()
+            for name, (buf, fname, at) in self.arrays.items():
+                if name not in fresh:
+                    self.sc.read(fname, at + a - self.lo, buf[:b - a])
+            self.held = j
+        for name in fresh:
+            self.arrays[name][0][:b - a] = 0
+        return {name: buf[:b - a] for name, (buf, _, _) in self.arrays.items()}
+
+    def flush(self) -> None:
+        """Write the held part back; the next `take` reads afresh."""
+        if self.held >= 0:
+            a, b = self.bounds(self.held)
+            for name, (buf, fname, at) in self.arrays.items():
+                if name not in self.unchanged:
+                    self.sc.write(fname, at + a - self.lo, buf[:b - a])
+        self.held = -1
+
+
+def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
+    """Solve `task` paged within `limit` bytes; `write(rec, base, lo, hi)` stores records
+    rec[h - base] of hashes [lo, hi) and returns how many are decided."""
+    from solver.engine.worker import REACHED, TEMPLATE, _load
+    from solver.kernels.codegen import kernels
+
+    if limit < least_bytes(game):
+        raise GsolveError(f"{game.describe()}: a task needs {least_bytes(game) / GIB:,.2f} GiB "
+                          f"at the least (a store chunk of each array), more than the "
+                          f"{limit / GIB:,.2f} GiB it may hold: raise --memory")
+    loopy_runs = [r for r in runs(task) if r[2]]
+    if loopy_runs and not game.has_parents:
+        lo, hi = loopy_runs[0][:2]
+        raise GsolveError(f"{game.describe()}: a loopy tier of {hi - lo:,} positions passes "
+                          "the memory, and the game has no un-moves to solve it a part at "
+                          "a time: raise --memory")
+    k = kernels(game.module, PAGED)
+    tk = kernels(game.module, TEMPLATE)
+    dtype = record_dtype(game.max_remoteness)
+    gstart, gstop, woff, obase, slots = window(task, segments)
+    chunk = min(database.CHUNK, max(1, task.size))
+    part, page = sizes(game, task.size, slots, limit, chunk)
+    value_arr, rem_arr = group["value"], group["remoteness"]
+    kids = list(outside(task, segments))
+    rec_buf = np.empty(part, dtype)
+    with Scratch(task) as sc:
+        own = Parts(sc, task.a, task.b, part, {"rec": (rec_buf, "rec", 0)})
+        for j in range(own.n):  # the task's records from its reach marks
+            a, b = own.bounds(j)
+            rec = own.take(j, ("rec",))["rec"]
+            run_blocks(tk.mark_primitives, (rec, group[REACHED][a:b]), a, b, -a, a)
+        own.flush()
+
+        def load_page(p0: int, p1: int, buf: np.ndarray) -> np.ndarray:
+            """Window slots [p0, p1): the task's own records from scratch, child records
+            from the store."""
+            out = buf[:p1 - p0]
+            a, b = max(p0, task.a + obase), min(p1, task.b + obase)
+            if a < b:
+                sc.read("rec", a - obase - task.a, out[a - p0:b - p0])
+            parts = [(max(w, p0) - p0, x + max(w, p0) - w, x + min(w + y - x, p1) - w)
+                     for w, x, y in kids if w < p1 and w + y - x > p0]
+            _load(out, parts, value_arr, rem_arr, dtype)
+            return out
+
+        page_buf = np.empty(page, dtype)
+        pages = [(p, min(slots, p + page)) for p in range(0, slots, page)]
+        run = _Run(game, k, sc, task, rec_buf, page_buf, pages, load_page,
+                   (gstart, gstop, woff))
+        for lo, hi, loopy, _ in runs(task):
+            if loopy:
+                run.loopy(lo, hi)
+            else:
+                run.loop_free(lo, hi)
+        decided = 0
+        for j in range(own.n):
+            a, b = own.bounds(j)
+            sc.read("rec", a - task.a, rec_buf[:b - a])
+            decided += write(rec_buf[:b - a], a, a, b)
+        return decided
+
+
+def warm(game: Game) -> None:
+    """Load the paged kernels (so that loading does not count as solving)."""
+    from solver.kernels.codegen import kernels
+
+    k = kernels(game.module, PAGED)
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
+    rec = np.zeros(1, record_dtype(game.max_remoteness))
+    cnt = np.zeros(1, counter_dtype(game))
+    seg = (np.zeros(1, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64))
+    notes = np.zeros(1, np.int64)
+    k.fold_children(ctx, rec, 0, 0, *seg, rec, cnt, rec, rec, 0, 0, 0, 0, 0, 0, 1, mc, ss)
+    k.fold_children(ctx, rec, 0, 0, *seg, rec, np.zeros(1, np.uint8), rec, rec, 0, 0, 0, 0,
+                    0, WIN, 255, mc, ss)
+    k.finish_fold(rec, cnt, rec, rec, 0, 1)
+    k.fold_best(ctx, rec, 0, 0, *seg, rec, rec, 0, 0, 0, game.puzzle, mc, ss)
+    k.finish_best(rec, rec, 0, game.puzzle)
+    if game.has_parents:
+        k.gather_notices(ctx, rec, notes, 0, 0, 0, 0, 0, notes, max_parents(game), ss)
+    for c in (cnt, np.zeros(1, np.uint8)):
+        k.apply_notices(rec, c, notes, 0, 0, 0, 0, 0, 1)
+        k.scan_level(rec, c, rec, 0, 0, 0, 0, 0, 0, 1, False, 1, notes)
+    k.split_notices(notes, 0, 0, 0)
+
+
+class _Run:
+    """The runs of one paged task, children first, their records in scratch file "rec"."""
+
+    def __init__(self, game, k, sc, task, rec, page_buf, pages, load_page, seg):
+        self.game, self.k, self.sc, self.task = game, k, sc, task
+        self.page_buf, self.pages, self.load_page, self.seg = page_buf, pages, load_page, seg
+        part, dtype = rec.size, rec.dtype
+        self.part, self.dtype, self.rec = part, dtype, rec
+        self.cnt = np.empty(part, counter_dtype(game))
+        self.evl = np.empty(part, dtype)
+        self.slow = np.empty(part, dtype)
+        self.never = int(np.iinfo(self.cnt.dtype).max)
+        self.mc, self.ss = game.max_children, game.scratch_size
+        self.mp = max_parents(game)
+
+    def parts(self, lo, hi, names=("rec", "cnt", "evl", "slow"), unchanged=()) -> Parts:
+        at = {"rec": ("rec", lo - self.task.a), "cnt": ("cnt", 0), "evl": ("evl", 0),
+              "slow": ("slow", 0)}
+        return Parts(self.sc, lo, hi, self.part,
+                     {n: (getattr(self, n), at[n][0], at[n][1]) for n in names}, unchanged)
+
+    def fold(self, ps: Parts, kernel, fresh, args, after) -> int:
+        """A fold over every page, each part in turn (pages outer: a page costs a store
+        read, a part only a scratch read); `after(j, arrays)` finishes each part while it
+        is held the last time. Returns the kernel's summed count."""
+        total = 0
+        for pi, (p0, p1) in enumerate(self.pages):
+            page = self.load_page(p0, p1, self.page_buf)
+            for j in range(ps.n):
+                arr = ps.take(j, fresh if pi == 0 else ())
+                a, b = ps.bounds(j)
+                got = run_blocks(kernel, (self.game.ctx, page, p0, p1, *self.seg,
+                                          *[arr[n] if n in arr else getattr(self, n)
+                                            for n in args], a), a, b, *self._tail)
+                if got < 0:
+                    raise GsolveError(f"{self.game.describe()}: a child lies outside the "
+                                      "tiers the game names for it")
+                total += got
+                if pi == len(self.pages) - 1:
+                    after(j, arr)
+        ps.flush()
+        return total
+
+    def loop_free(self, lo: int, hi: int) -> None:
+        ps = self.parts(lo, hi, ("rec", "slow"))
+        self._tail = (self.game.puzzle, self.mc, self.ss)
+        self.fold(ps, self.k.fold_best, ("slow",), ("rec", "slow"), lambda j, arr:
+                  call(self.k.finish_best, arr["rec"], arr["slow"], arr["rec"].size,
+                       self.game.puzzle))
+
+    def loopy(self, lo: int, hi: int) -> None:
+        game, k = self.game, self.k
+        limit = max_record_remoteness(self.dtype)
+        tie = True
+        if not game.puzzle:
+            ps = self.parts(lo, hi)
+            self._tail = (lo, hi, 0, self.never, self.mc, self.ss)
+            hist = [None] * ps.n
+
+            def finish(j, arr):
+                call(k.finish_fold, arr["rec"], arr["cnt"], arr["evl"], arr["slow"],
+                     arr["rec"].size, self.never)
+                hist[j] = event_levels(k, arr["evl"], arr["rec"], 0)[2]
+
+            ties = self.fold(ps, k.fold_children, ("cnt", "evl", "slow"),
+                             ("rec", "cnt", "evl", "slow"), finish)
+            self.levels(self.parts(lo, hi, ("rec", "cnt", "evl"), ("evl",)), hist, lo, hi,
+                        0, self.never, limit)
+            tie = ties > 0
+        if tie:
+            target = WIN if game.puzzle else TIE
+            ps = self.parts(lo, hi, ("rec", "evl"))
+            nocount = np.zeros(1, np.uint8)
+            self._tail = (lo, hi, target, 255, self.mc, self.ss)
+            saved, self.cnt = self.cnt, nocount
+            hist = [None] * ps.n
+
+            def count(j, arr):
+                hist[j] = event_levels(k, arr["evl"], arr["rec"], 0)[2]
+
+            try:
+                self.fold(ps, k.fold_children, ("evl",), ("rec", "cnt", "evl", "slow"), count)
+                self.levels(self.parts(lo, hi, ("rec", "evl"), ("evl",)), hist, lo, hi,
+                            target, 255, limit)
+            finally:
+                self.cnt = saved
+        ps = self.parts(lo, hi, ("rec",))
+        for j in range(ps.n):
+            rec = ps.take(j)["rec"]
+            rec[rec == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
+        ps.flush()
+
+    def levels(self, ps: Parts, hist, lo, hi, target, never, limit) -> None:
+        """tier_lean.propagate's levels a part at a time: a part works at level L when it
+        has events of L (hist[part][L + 1]), positions decided at L (the frontier) or
+        notices of L - 1."""
+        k, game = self.k, self.game
+        top = max(h.size for h in hist)
+        events = np.zeros((ps.n, top + 1), np.int64)
+        for j, h in enumerate(hist):
+            events[j, :h.size] = h
+        n = ps.n
+        due = np.zeros(n, np.int64)  # positions of each part decided at the level
+        waiting = np.zeros(n, np.int64)  # notices of the level before, by part
+        cap = batch(game)
+        queue = np.empty(cap, np.int64)
+        notes = np.empty(cap * self.mp, np.int64)
+        cnt = self.cnt
+        level = 0
+        while True:
+            ev = events[:, level + 1] if level + 1 <= top else np.zeros(n, np.int64)
+            active = np.flatnonzero((due > 0) | (waiting > 0) | (ev > 0))
+            if active.size == 0:
+                later = np.flatnonzero(events[:, level + 2:].any(axis=0))
+                if later.size == 0:
+                    break
+                level += 1 + int(later[0])
+                continue
+            new_due = np.zeros(n, np.int64)
+            sent = np.zeros(n, np.int64)
+            for j in active.tolist():
+                arr = ps.take(j)
+                rec = arr["rec"]
+                c = arr["cnt"] if "cnt" in arr else cnt
+                a, b = ps.bounds(j)
+                ra, rb = a - lo, b - lo
+                if waiting[j]:
+                    name = f"notes-{level - 1}-{j}"
+                    total = waiting[j]
+                    for x in range(0, total, notes.size):
+                        m = min(notes.size, total - x)
+                        self.sc.read(name, x, notes[:m])
+                        call(k.apply_notices, rec, c, notes, m, ra, rb, level - 1, target,
+                             never)
+                    self.sc.drop(name)
+                pos = 0
+                while pos < b - a:
+                    stop, found, done = call(k.scan_level, rec, c, arr["evl"], pos, b - a,
+                                             0, 0, level, target, never, level > 0, cap,
+                                             queue)
+                    new_due[j] += done
+                    pos = stop
+                    if not found:
+                        continue
+                    m = call(k.gather_notices, game.ctx, rec, queue, found, a, lo, hi,
+                             target, notes, self.mp, self.ss)
+                    kept = call(k.split_notices, notes, m, ra, rb)
+                    new_due[j] += call(k.apply_notices, rec, c, notes, kept, ra, rb, level,
+                                       target, never)
+                    if kept < m:
+                        self._send(notes[kept:m], ps, lo, level, sent)
+            if (new_due.any() or sent.any()) and level + 1 > limit:
+                raise too_far(game, limit)
+            due, waiting = new_due, sent
+            level += 1
+        ps.flush()
+
+    def _send(self, notes: np.ndarray, ps: Parts, lo: int, level: int, sent) -> None:
+        """Notices for other parts, appended to their files of this level."""
+        dest = ((notes >> 1) // ps.size).astype(np.int64)
+        order = np.argsort(dest, kind="stable")
+        dest, notes = dest[order], notes[order]
+        cuts = np.flatnonzero(np.diff(dest)) + 1
+        for d, chunk in zip(np.split(dest, cuts), np.split(notes, cuts), strict=True):
+            j = int(d[0])
+            self.sc.append(f"notes-{level}-{j}", chunk)
+            sent[j] += chunk.size
