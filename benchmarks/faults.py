@@ -43,8 +43,8 @@ SCENARIOS = {
                                1 << 14, 1 << 16, {"FAULTS_LEAN": "1"}),
     "quixo-3x3-lean": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                        {"FAULTS_LEAN": "1"}),
-    # every task paged (solver/engine/paged.py) in parts and pages of these sizes: its
-    # scratch writes are fault points too
+    # every task's reach and solve paged (solver/engine/paged.py, paged_reach.py) in parts
+    # and pages of these sizes: their scratch writes are fault points too
     "quixo-3x3-paged": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                         {"FAULTS_PAGED": "1000,3000"}),
     "morris-6-symmetry-paged": (["morris", "-V", "men=6", "--symmetry"], "retrograde",
@@ -194,14 +194,19 @@ def _solve(argv: list[str]) -> None:
     database.CHUNK = chunk
     plan.MAX_TASK = plan.MIN_TASK = task
     if os.environ.get("FAULTS_LEAN") or os.environ.get("FAULTS_PAGED"):
-        from solver.engine import paged, worker
+        from solver.engine import paged, taskio, worker
 
         worker.slot_bytes = lambda game: 1 << 40  # a window past any limit: the lean worker
-        worker.WRITE = chunk
-        if os.environ.get("FAULTS_PAGED"):  # ... and the lean worker's too: paged
+        taskio.WRITE = chunk
+        if os.environ.get("FAULTS_PAGED"):  # ... and the lean worker's too: paged, and
+            # every reach too
+            from solver.engine import paged_reach
+
             worker.lean_bytes = lambda *args: 1 << 50
+            worker.reach_paged = lambda *args: True
             part, page = map(int, os.environ["FAULTS_PAGED"].split(","))
             paged.sizes = lambda *args: (part, page)
+            paged_reach.sizes = lambda *args: (part, page)
     chunkio.FAULT = chunkio.FAULT or "count"  # counts its steps (no fault named "count")
     code = main(argv[argv.index("--") + 1:])
     where = os.environ.get("FAULTS_COUNT_FILE")

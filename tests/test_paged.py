@@ -15,7 +15,7 @@ from test_tier_retro import LoopyHanoi
 
 from games import get_game
 from games.base import GsolveError
-from solver.engine import lean, loopy, paged, plan, worker
+from solver.engine import lean, loopy, paged, paged_reach, plan, worker
 from solver.engine.plan import BASE
 from solver.methods.solve import solve
 from solver.storage import database
@@ -46,9 +46,12 @@ def small(monkeypatch):
 
 
 def _paged(monkeypatch):
-    """Every window past its limit, even the lean worker's: each task runs paged."""
+    """Every window past its limit, even the lean worker's: each task runs paged, its
+    reach too, in parts of 37 positions and pages of 101 slots."""
     monkeypatch.setattr(worker, "slot_bytes", lambda game: 1 << 40)
     monkeypatch.setattr(worker, "lean_bytes", lambda *args: 1 << 50)
+    monkeypatch.setattr(worker, "reach_paged", lambda *args: True)
+    monkeypatch.setattr(paged_reach, "sizes", lambda own, slots, limit: (37, 101))
 
 
 def _same(game, a, b) -> None:

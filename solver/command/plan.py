@@ -36,7 +36,8 @@ def _sample(game: Game, tier) -> tuple[int, int]:
     the chunk's first CHUNK / (4 children) slots stand for it, their far ranges scaled."""
     import numpy as np
 
-    from solver.engine.worker import GAP, TEMPLATE, _unique
+    from solver.engine.taskio import GAP, TEMPLATE
+    from solver.engine.worker import _unique
     from solver.kernels.codegen import kernels
 
     if tier.size == 0:

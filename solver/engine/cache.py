@@ -11,7 +11,8 @@ import numpy as np
 
 from games.base import Tier
 from solver.engine.plan import Plan
-from solver.engine.worker import REACHED, peak_rss
+from solver.engine.taskio import REACHED
+from solver.engine.worker import peak_rss
 from solver.runtime.env import tier_pause
 from solver.storage.chunkio import chunk_array, span, sync_written
 from solver.storage.database import now

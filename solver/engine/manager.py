@@ -17,7 +17,8 @@ from solver.engine import borrowing, worker
 from solver.engine.cache import CachedGroup, ChunkCache, Record, Writer
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
 from solver.engine.task import needs, outside
-from solver.engine.worker import REACHED, peak_rss
+from solver.engine.taskio import REACHED
+from solver.engine.worker import peak_rss
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.runtime.env import tier_pause
 from solver.runtime.parallel import threads

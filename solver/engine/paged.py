@@ -25,6 +25,7 @@ from games.base import Game, GsolveError
 from solver.engine.lean import event_levels, max_parents, too_far
 from solver.engine.loopy import counter_dtype
 from solver.engine.task import Task, outside, runs, window
+from solver.engine.taskio import REACHED, TEMPLATE, load_records
 from solver.kernels.records import (
     DRAW,
     LOSE,
@@ -130,6 +131,10 @@ class Scratch:
             n = os.pwrite(fd, view, off)
             view, off = view[n:], off + n
 
+    def size(self, name: str) -> int:
+        """Bytes written to a file (0: none)."""
+        return self.ends.get(name, 0)
+
     def append(self, name: str, data: np.ndarray) -> None:
         self.fd(name)
         self.write(name, self.ends[name] // data.itemsize, data)
@@ -213,7 +218,6 @@ class Parts:
 def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
     """Solve `task` paged within `limit` bytes; `write(rec, base, lo, hi)` stores records
     rec[h - base] of hashes [lo, hi) and returns how many are decided."""
-    from solver.engine.worker import REACHED, TEMPLATE, _load
     from solver.kernels.codegen import kernels
 
     if limit < least_bytes(game):
@@ -252,7 +256,7 @@ def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
                 sc.read("rec", a - obase - task.a, out[a - p0:b - p0])
             parts = [(max(w, p0) - p0, x + max(w, p0) - w, x + min(w + y - x, p1) - w)
                      for w, x, y in kids if w < p1 and w + y - x > p0]
-            _load(out, parts, value_arr, rem_arr, dtype)
+            load_records(out, parts, value_arr, rem_arr, dtype)
             return out
 
         page_buf = np.empty(page, dtype)

@@ -17,8 +17,8 @@ import bisect
 from dataclasses import dataclass
 
 from games.base import Game, GsolveError, Tier
-from solver.engine import paged, worker
-from solver.engine.task import Task, merge
+from solver.engine import paged, paged_reach, worker
+from solver.engine.task import FAN, Task, merge
 from solver.runtime.parallel import threads
 from solver.storage.database import CHUNK
 
@@ -71,8 +71,6 @@ def check_tiers(game: Game, tiers: list[Tier]) -> list[int]:
 
 
 bytes_per_slot = worker.slot_bytes
-FAN = 4  # planning guess: a task's solve reads at most this many times its own size of
-# child positions (the exact ranges are known after its reach phase, and checked then)
 
 
 def task_bytes(game: Game, own: int, kids: int, slot: int, limit: int = 0) -> int:
@@ -81,8 +79,8 @@ def task_bytes(game: Game, own: int, kids: int, slot: int, limit: int = 0) -> in
     hashes) and its solve phase (own and child windows as records); the far children are
     guessed at most FAN times the own positions (plan.py measures them on samples).
     A task that passes `limit` (when given) so runs as the worker then runs it: its solve
-    in the lean worker (worker.lean_bytes) and its reach in a window of a byte per slot
-    where the worker holds one (twice it fits the limit)."""
+    in the lean worker (worker.lean_bytes) or paged, and its reach in a window of a byte
+    per slot where the worker holds one (twice it fits the limit), or paged."""
     far = min(kids, FAN * own)
     reach = own + 8 * far + worker.block_bytes(game) * threads()
     solve = slot * (own + far)
@@ -91,15 +89,18 @@ def task_bytes(game: Game, own: int, kids: int, slot: int, limit: int = 0) -> in
         return fast
     if 2 * (own + kids) <= limit:
         reach = min(reach, own + kids)
+    elif reach > limit:  # a part at a time (engine/paged_reach.py)
+        reach = max(paged_reach.least_bytes(game), limit)
     return max(reach, least_solve_bytes(game, own, far, solve, limit))
 
 
 def least_task_bytes(game: Game, own: int, kids: int, slot: int) -> int:
     """The least memory a worker runs such a task in (`task_bytes` at that limit): its
     reach in a window where that is less than collecting far children, its solve in the
-    lean worker where that is less than at full speed, or a part at a time (paged)."""
+    lean worker where that is less than at full speed, or either a part at a time (paged)."""
     far = min(kids, FAN * own)
-    reach = min(own + 8 * far + worker.block_bytes(game) * threads(), 2 * (own + kids))
+    reach = min(own + 8 * far + worker.block_bytes(game) * threads(), 2 * (own + kids),
+                paged_reach.least_bytes(game))
     return max(reach, least_solve_bytes(game, own, far, slot * (own + far)))
 
 

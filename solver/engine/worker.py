@@ -29,25 +29,28 @@ import time
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver.engine import lean, loopy, paged
-from solver.engine.task import Task, needs, outside, runs, window
+from solver.engine import lean, loopy, paged, paged_reach
+from solver.engine.task import FAN, Task, needs, outside, runs, window
+from solver.engine.taskio import (  # noqa: F401 (the engine's names, kept here too)
+    GAP,
+    REACHED,
+    TEMPLATE,
+    WRITE,
+    load_records,
+    push_window,
+    put,
+    write_records,
+)
 from solver.kernels.records import (
     WIN,
     join_records,
-    nonzero_spans,
     record_dtype,
-    record_summary,
-    split_records,
 )
 from solver.runtime.parallel import _executor, call, run_blocks, threads
 from solver.storage.database import create_array
 
 FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
-GAP = 1 << 16  # far children further apart than this start a new window range
 GIB = 1 << 30
-WRITE = 1 << 24  # positions a task stores at a time (their value and remoteness buffers)
-REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
-TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
 
 
 def _bad(game: Game, task: Task) -> GsolveError:
@@ -62,12 +65,19 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
     phase reads (`needs-<task>`), so the solve never holds a child tier it touches only in
     part. When a byte per slot of the task's whole child tiers fits in `limit` (or no
     limit is given) they are marked in that window; otherwise only the own range is held
-    and the far children are collected as hashes and sorted (slower, little memory)."""
+    and the far children are collected as hashes and sorted (slower, little memory), or,
+    where even that passes `limit`, the task's bytes and far children go through scratch
+    files a part at a time (engine/paged_reach.py)."""
     from solver.kernels.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
     arr = group[REACHED]
     gstart, gstop, woff, obase, slots = window(task)
+    if reach_paged(game, task.size, slots, limit):
+        reached, starts, stops = paged_reach.reach(game, group, task, lock, limit,
+                                                   _bad(game, task))
+        _needs(group, task, starts, stops)
+        return reached
     if not limit or 2 * slots <= limit:
         win = np.zeros(slots, np.uint8)
         own = win[task.a + obase:task.b + obase]
@@ -94,7 +104,7 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
             parts[:] = [_unique(np.concatenate(parts))]
     hold = lock or (lambda cs: contextlib.nullcontext())
     if win is not None:
-        starts, stops = _push_window(arr, win, task, hold)
+        starts, stops = push_window(arr, win, task, hold)
         own = own.copy()
         del win
     else:
@@ -104,43 +114,25 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0) -> int:
         breaks = np.flatnonzero(np.diff(far) > GAP)
         starts = far[np.concatenate(([0], breaks + 1))] if far.size else far
         stops = far[np.concatenate((breaks, [far.size - 1]))] + 1 if far.size else far
-    needs = np.empty(2 + 2 * starts.size, np.int64)
-    needs[:2] = (starts.size, 0)
-    needs[2::2], needs[3::2] = starts, stops
-    create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
+    _needs(group, task, starts, stops)
     put([(arr, own)], task.a, task.b, lock)
     return int(np.count_nonzero(own))
 
 
-def _push_window(arr, win, task: Task, hold) -> tuple[np.ndarray, np.ndarray]:
-    """Push the marks of the window outside the task's own range into the store (the
-    larger byte wins, chunk by chunk; chunks without a mark are not touched). Returns the
-    marked ranges (starts, stops), GAP apart: what the solve phase reads."""
-    chunk, n = arr.chunks[0], arr.shape[0]
-    jobs: dict[int, list] = {}
-    starts, stops = [], []
-    for w, x, y in outside(task):
-        part = win[w:w + y - x]
-        st = np.empty(part.size // (GAP + 1) + 1, np.int64)
-        sp = np.empty_like(st)
-        m = nonzero_spans(part, GAP, st, sp)
-        starts.append(st[:m] + x)
-        stops.append(sp[:m] + x)
-        for s0, e0 in zip((st[:m] + x).tolist(), (sp[:m] + x).tolist(), strict=True):
-            for c in range(s0 // chunk, (e0 - 1) // chunk + 1):
-                s, e = max(s0, c * chunk), min(e0, (c + 1) * chunk)
-                jobs.setdefault(c, []).append((s, part[s - x:e - x]))
-    with hold(sorted(jobs)):
-        for c, marks in sorted(jobs.items()):
-            lo, hi = c * chunk, min(n, (c + 1) * chunk)
-            cur = arr[lo:hi]
-            for s, mk in marks:
-                view = cur[s - lo:s - lo + mk.size]
-                np.maximum(view, mk, out=view)
-            arr[lo:hi] = cur
-    if not starts:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(starts), np.concatenate(stops)
+def reach_paged(game: Game, own: int, slots: int, limit: int) -> bool:
+    """Whether a task's reach runs paged: neither its window of `slots` bytes (twice, to
+    be safe) nor its own range with its far children as hashes (planned at most task.FAN
+    times the own positions) fits `limit`."""
+    far = own + 8 * min(slots - own, FAN * own) + block_bytes(game) * threads()
+    return bool(limit) and 2 * slots > limit and far > limit
+
+
+def _needs(group, task: Task, starts: np.ndarray, stops: np.ndarray) -> None:
+    """Record the child ranges the task's solve reads (`needs`)."""
+    needs = np.empty(2 + 2 * starts.size, np.int64)
+    needs[:2] = (starts.size, 0)
+    needs[2::2], needs[3::2] = starts, stops
+    create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
 
 
 def _push_far(arr, far: np.ndarray, task: Task, hold, bad) -> None:
@@ -205,31 +197,6 @@ def block_bytes(game: Game) -> int:
     return 8 * max(1, FAR_BUFFER // game.max_children) * game.max_children
 
 
-def put(pairs, lo: int, hi: int, lock=None) -> None:
-    """arr[lo:hi] = data for each (arr, data) of arrays chunked alike; the chunks the range
-    covers only in part are rewritten under lock([chunk indices]) when a lock is given."""
-    if lock is None:
-        for arr, data in pairs:
-            arr[lo:hi] = data
-        return
-    chunk, n = pairs[0][0].chunks[0], pairs[0][0].shape[0]
-
-    def whole(c):
-        return lo <= c * chunk and min(n, (c + 1) * chunk) <= hi
-
-    first, last = lo // chunk, (hi - 1) // chunk
-    mid_lo = lo if whole(first) else min(hi, (first + 1) * chunk)
-    mid_hi = hi if whole(last) else max(mid_lo, last * chunk)
-    edges = [(x, y) for x, y in ((lo, mid_lo), (mid_hi, hi)) if x < y]
-    with lock(sorted({x // chunk for x, _ in edges})):
-        for x, y in edges:
-            for arr, data in pairs:
-                arr[x:y] = data[x - lo:y - lo]
-    if mid_lo < mid_hi:
-        for arr, data in pairs:
-            arr[mid_lo:mid_hi] = data[mid_lo - lo:mid_hi - lo]
-
-
 def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
           lock=None, limit: int = 0, tally: np.ndarray | None = None) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
@@ -260,7 +227,7 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
                 on_piece(tier, lo, hi)
         return decided
     win = np.empty(slots, dtype)
-    _load(win, outside(task, segments), value_arr, rem_arr, dtype)
+    load_records(win, outside(task, segments), value_arr, rem_arr, dtype)
     reached = group[REACHED][task.a:task.b]
     run_blocks(k.mark_primitives, (win, reached), task.a, task.b, obase, task.a)
     del reached
@@ -287,55 +254,6 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
             if on_piece is not None:
                 on_piece(tier, lo, hi)
     return decided
-
-
-def write_records(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
-    """Store the records of [lo, hi), WRITE positions (whole chunks) at a time; return how
-    many are decided (and add them to `tally`, see `solve`)."""
-    chunk = value_arr.chunks[0]
-    step = max(chunk, WRITE // chunk * chunk)
-    decided = 0
-    x = lo
-    while x < hi:
-        y = min(hi, (x // step + 1) * step)
-        own = win[x + obase:y + obase]
-        value = np.empty(y - x, np.uint8)
-        rem = np.empty(y - x, rem_arr.dtype)  # the store's type holds the game's remoteness
-        split_records(own, value, rem)
-        counts = np.zeros(8, np.int64)
-        longest = int(record_summary(own, counts))
-        put([(value_arr, value), (rem_arr, rem)], x, y, lock)
-        if tally is not None:
-            tally[:8] += counts
-            tally[8] = max(int(tally[8]), longest)
-        decided += int(counts[1:].sum())
-        x = y
-    return decided
-
-
-def _load(win, parts, value_arr, rem_arr, dtype) -> None:
-    """Child records into the window: many small parts share a chunk, so read each chunk
-    once (parts come sorted) and copy the parts out of it."""
-    chunk, n = value_arr.chunks[0], value_arr.shape[0]
-    held, v, r = -1, None, None
-    for w, x, y in parts:
-        while x < y:
-            c = x // chunk
-            if c != held:
-                v, r, held = _chunk(value_arr, c, n), _chunk(rem_arr, c, n), c
-            stop = min(y, (c + 1) * chunk)
-            join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
-                         win[w:w + stop - x])
-            w += stop - x
-            x = stop
-
-
-def _chunk(arr, c: int, n: int) -> np.ndarray:
-    """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied)."""
-    if hasattr(arr, "read_chunk"):
-        return arr.read_chunk(c)
-    chunk = arr.chunks[0]
-    return arr[c * chunk:min(n, (c + 1) * chunk)]
 
 
 def warm_kernels(game: Game) -> None:

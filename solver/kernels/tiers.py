@@ -181,3 +181,37 @@ def forward_far(ctx, own, lo, hi, a, b, tlo, thi, far, max_children, scratch_siz
                 far[m] = c
                 m += 1
     return new, m
+
+
+@njit(cache=True, nogil=True)
+def forward_part(ctx, own, base, lo, hi, pa, pb, a, b, notes, far, max_children,
+                 scratch_size):
+    """As `forward_far`, with only the part [pa, pb) of the task's own range [a, b) in
+    memory (own[h - base]; engine/paged_reach.py): children in other parts of the task go
+    to `notes`, those outside it to `far` (each with room for (hi - lo) * max_children).
+    Returns (newly reached in the part, entries in notes, entries in far)."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    new = k = m = 0
+    for h in range(lo, hi):
+        if own[h - base] != 1:
+            continue
+        n = game_expand(ctx, h, out, moves, scratch)
+        if n < 0:
+            own[h - base] = PRIMITIVE - n
+            continue
+        own[h - base] = 2
+        for j in range(n):
+            c = out[j]
+            if pa <= c < pb:
+                if own[c - base] == 0:  # only a 0 is written: see `forward`
+                    own[c - base] = 1
+                    new += 1
+            elif a <= c < b:
+                notes[k] = c
+                k += 1
+            else:
+                far[m] = c
+                m += 1
+    return new, k, m

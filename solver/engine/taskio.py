@@ -1,0 +1,126 @@
+"""A task's reads and writes of the store, shared by the tier workers (worker.py, the
+paged ones): the reach bytes pushed to child tasks, child records read into a window,
+records written a piece at a time. A write may be queued (engine/cache.py): the arrays
+given to it are never changed after."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.engine.task import Task, outside
+from solver.kernels.records import join_records, nonzero_spans, record_summary, split_records
+
+GAP = 1 << 16  # far children further apart than this start a new window range
+WRITE = 1 << 24  # positions a task stores at a time (their value and remoteness buffers)
+REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
+TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
+
+
+def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Push the marks of the window (or of its slots at.., in win[]) outside the task's
+    own range into the store (the larger byte wins, chunk by chunk; chunks without a mark
+    are not touched). Returns the marked ranges (starts, stops), GAP apart: what the
+    solve phase reads."""
+    chunk, n = arr.chunks[0], arr.shape[0]
+    jobs: dict[int, list] = {}
+    starts, stops = [], []
+    for w, x, y in outside(task):
+        lo, hi = max(w, at), min(w + y - x, at + win.size)
+        if lo >= hi:
+            continue
+        w, x, y = lo, x + lo - w, x + hi - w
+        part = win[w - at:w - at + y - x]
+        st = np.empty(part.size // (GAP + 1) + 1, np.int64)
+        sp = np.empty_like(st)
+        m = nonzero_spans(part, GAP, st, sp)
+        starts.append(st[:m] + x)
+        stops.append(sp[:m] + x)
+        for s0, e0 in zip((st[:m] + x).tolist(), (sp[:m] + x).tolist(), strict=True):
+            for c in range(s0 // chunk, (e0 - 1) // chunk + 1):
+                s, e = max(s0, c * chunk), min(e0, (c + 1) * chunk)
+                jobs.setdefault(c, []).append((s, part[s - x:e - x]))
+    with hold(sorted(jobs)):
+        for c, marks in sorted(jobs.items()):
+            lo, hi = c * chunk, min(n, (c + 1) * chunk)
+            cur = arr[lo:hi]
+            for s, mk in marks:
+                view = cur[s - lo:s - lo + mk.size]
+                np.maximum(view, mk, out=view)
+            arr[lo:hi] = cur
+    if not starts:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(starts), np.concatenate(stops)
+
+
+def put(pairs, lo: int, hi: int, lock=None) -> None:
+    """arr[lo:hi] = data for each (arr, data) of arrays chunked alike; the chunks the range
+    covers only in part are rewritten under lock([chunk indices]) when a lock is given."""
+    if lock is None:
+        for arr, data in pairs:
+            arr[lo:hi] = data
+        return
+    chunk, n = pairs[0][0].chunks[0], pairs[0][0].shape[0]
+
+    def whole(c):
+        return lo <= c * chunk and min(n, (c + 1) * chunk) <= hi
+
+    first, last = lo // chunk, (hi - 1) // chunk
+    mid_lo = lo if whole(first) else min(hi, (first + 1) * chunk)
+    mid_hi = hi if whole(last) else max(mid_lo, last * chunk)
+    edges = [(x, y) for x, y in ((lo, mid_lo), (mid_hi, hi)) if x < y]
+    with lock(sorted({x // chunk for x, _ in edges})):
+        for x, y in edges:
+            for arr, data in pairs:
+                arr[x:y] = data[x - lo:y - lo]
+    if mid_lo < mid_hi:
+        for arr, data in pairs:
+            arr[mid_lo:mid_hi] = data[mid_lo - lo:mid_hi - lo]
+
+
+def write_records(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
+    """Store the records of [lo, hi), WRITE positions (whole chunks) at a time; return how
+    many are decided (and add them to `tally`, see `solve`)."""
+    chunk = value_arr.chunks[0]
+    step = max(chunk, WRITE // chunk * chunk)
+    decided = 0
+    x = lo
+    while x < hi:
+        y = min(hi, (x // step + 1) * step)
+        own = win[x + obase:y + obase]
+        value = np.empty(y - x, np.uint8)
+        rem = np.empty(y - x, rem_arr.dtype)  # the store's type holds the game's remoteness
+        split_records(own, value, rem)
+        counts = np.zeros(8, np.int64)
+        longest = int(record_summary(own, counts))
+        put([(value_arr, value), (rem_arr, rem)], x, y, lock)
+        if tally is not None:
+            tally[:8] += counts
+            tally[8] = max(int(tally[8]), longest)
+        decided += int(counts[1:].sum())
+        x = y
+    return decided
+
+
+def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
+    """Child records into the window: many small parts share a chunk, so read each chunk
+    once (parts come sorted) and copy the parts out of it."""
+    chunk, n = value_arr.chunks[0], value_arr.shape[0]
+    held, v, r = -1, None, None
+    for w, x, y in parts:
+        while x < y:
+            c = x // chunk
+            if c != held:
+                v, r, held = read_part(value_arr, c, n), read_part(rem_arr, c, n), c
+            stop = min(y, (c + 1) * chunk)
+            join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
+                         win[w:w + stop - x])
+            w += stop - x
+            x = stop
+
+
+def read_part(arr, c: int, n: int) -> np.ndarray:
+    """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied)."""
+    if hasattr(arr, "read_chunk"):
+        return arr.read_chunk(c)
+    chunk = arr.chunks[0]
+    return arr[c * chunk:min(n, (c + 1) * chunk)]
