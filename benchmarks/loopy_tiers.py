@@ -56,14 +56,21 @@ def run_case(case: str, symmetry: bool, lean: bool = False, paged: int = 0) -> d
 
     loopy.retrograde = counted
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
-            tiers.solve_into(game, Path(tmp) / "db", fresh=True)
-            whole = time.perf_counter() - t0
+        whole = _solve(game)
     finally:
         loopy.retrograde = timed
     return _row(case + (" --symmetry" if symmetry else "") + (" --lean" if lean else ""),
                 tally, whole)
+
+
+def _solve(game) -> float:
+    """Seconds of a tiered solve of `game` into a temporary store."""
+    from solver.methods import tiers
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        tiers.solve_into(game, Path(tmp) / "db", fresh=True)
+        return time.perf_counter() - t0
 
 
 def _row(label: str, tally: dict, whole: float) -> dict:
@@ -81,7 +88,6 @@ def _row(label: str, tally: dict, whole: float) -> dict:
 def _paged_case(case: str, game, n: int, tally: dict) -> dict:
     """Every task paged, in n parts and n pages; the loopy tiers' calls timed."""
     from solver.engine import paged, worker
-    from solver.methods import tiers
     from solver.storage.database import CHUNK
 
     paged.warm(game)
@@ -106,10 +112,7 @@ def _paged_case(case: str, game, n: int, tally: dict) -> dict:
     paged.sizes = lambda game, own, slots, limit, chunk: (-(-own // n), -(-slots // n))
     paged._Run.loopy = counted
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
-            tiers.solve_into(game, Path(tmp) / "db", fresh=True)
-            whole = time.perf_counter() - t0
+        whole = _solve(game)
     finally:
         worker.slot_bytes, worker.lean_bytes, paged.sizes, paged._Run.loopy = saved
     label = case + (" --symmetry" if game.symmetry else "") + f" --paged {n}"

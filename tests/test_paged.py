@@ -156,3 +156,15 @@ def test_nine_runs_paged_within_8_gib():
     game = apply(get_game("morris", "men=9"), True)
     assert tier_memory(game, 8 << 30) <= 8 << 30
     assert loopy.retro_bytes(game, lean=True) > 0
+
+
+def test_the_loopy_tiers_benchmark_times_the_paged_worker():
+    """benchmarks/loopy_tiers.py --paged N counts the positions its loopy tiers decided, as
+    the lean run does."""
+    from checks import benchmark
+
+    bench = benchmark("loopy_tiers")
+    lean = bench.run_case("teeko:size=3,pieces=3", False, lean=True)
+    paged_row = bench.run_case("teeko:size=3,pieces=3", False, paged=3)
+    assert paged_row["case"].endswith("--paged 3") and paged_row["tiers"] == lean["tiers"] > 0
+    assert paged_row["positions"] == lean["positions"] > 0
