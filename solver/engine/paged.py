@@ -268,6 +268,7 @@ def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
                 run.loopy(lo, hi)
             else:
                 run.loop_free(lo, hi)
+        del run, page_buf  # the write's buffers take their room
         decided = 0
         for j in range(own.n):
             a, b = own.bounds(j)
