@@ -158,6 +158,19 @@ def test_nine_runs_paged_within_8_gib():
     assert loopy.retro_bytes(game, lean=True) > 0
 
 
+def test_the_plan_counts_what_paging_costs():
+    """Nine within 16 GiB runs no task paged: its plan's time is the timed one; within
+    2 GiB its largest tasks run paged, each at least 2.6 times slower (measured)."""
+    from solver.kernels.symmetry import apply
+    from solver.methods.estimate import tier_plan
+
+    game = apply(get_game("morris", "men=9"), True)
+    assert tier_plan(game, 16 << 30)[1] == 1.0
+    need, slow = tier_plan(game, 2 << 30)
+    assert need <= 2 << 30 and 1.0 < slow < 2.6  # the small tasks are not paged
+    assert paged.slowdown(2.0) == 2.6 and paged.slowdown(9.0) == 6.75
+
+
 def test_the_loopy_tiers_benchmark_times_the_paged_worker():
     """benchmarks/loopy_tiers.py --paged N counts the positions its loopy tiers decided, as
     the lean run does."""

@@ -48,6 +48,13 @@ def pages(game: Game) -> bool:
     return game.has_parents or not game.loopy
 
 
+def slowdown(over: float) -> float:
+    """A paged task's time over its full-speed time, where the lean worker would need
+    `over` times the task's memory: measured on Nine's move W5 B5 (2.6, 3.2 and 6.3 times
+    at 2.3, 4.5 and 9 times; benchmarks/results/2026-11-28-paged.md), a little over each."""
+    return max(2.6, 0.75 * over)
+
+
 def state_bytes(game: Game) -> int:
     """Bytes a part holds per position: its record, and a loopy tier's counter, event
     level and slowest WIN child (the loop-free fold's best child in the last)."""

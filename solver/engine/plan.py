@@ -137,6 +137,22 @@ class Plan:
     def largest(self) -> int:
         return max(self.working_set(i) for i in range(len(self.tasks)))
 
+    def slowdown(self) -> float:
+        """How much longer the tasks take than at full speed, weighted by their size:
+        those whose solve runs paged within `limit` (paged.slowdown), the rest as timed."""
+        if not self.limit or not paged.pages(self.game):
+            return 1.0
+        total = weighted = 0.0
+        for t in self.tasks:
+            kids = sum(e - s for s, e in t.segments) - t.size
+            far = min(kids, FAN * t.size)
+            lean = min(self.slot_bytes * (t.size + far),
+                       worker.lean_bytes(self.game, t.size, far))
+            total += t.size
+            weighted += t.size * (paged.slowdown(lean / self.limit) if lean > self.limit
+                                  else 1.0)
+        return weighted / total if total else 1.0
+
 
 def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
          chunk: int = CHUNK, max_task: int | None = None, spread: int = 1) -> Plan:

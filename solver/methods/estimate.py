@@ -64,6 +64,7 @@ class Estimate:
     bound: bool = False  # bytes is the budget, not planned (a plan past the horizon)
     cpu: float = 0.0  # planned CPU seconds
     idle: float = 0.0  # planned wall time on this machine with nothing else running
+    budget: int = 0  # tiers: the memory budget it was planned in (0: none)
 
     @property
     def fits(self) -> bool:
@@ -110,6 +111,12 @@ def memory_need(game: Game, method: str) -> int:
 def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
     """Bytes a tiered solve holds, as the tier manager plans its tasks within `budget`
     (its largest task per worker, and each process's base)."""
+    return tier_plan(game, budget, workers)[0]
+
+
+def tier_plan(game: Game, budget: int, workers: int = 0) -> tuple[int, float]:
+    """(`tier_memory`, how much longer than at full speed its tasks take: the paged ones,
+    Plan.slowdown)."""
     from solver.engine.plan import BASE, plan
     from solver.kernels.direct import numbers_itself
 
@@ -119,7 +126,7 @@ def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
         game = view(game)
     n = max(1, workers)
     p = plan(game, max(1, (budget - BASE * n) // n))
-    return p.largest * n + BASE * n
+    return p.largest * n + BASE * n, p.slowdown()
 
 
 # -- plans -------------------------------------------------------------------------------
@@ -170,16 +177,17 @@ def estimate(game: Game, method: str, available: int | None = None,
         if seconds > HORIZON and (not plan_memory or game.hash_size > PLAN_SLOTS):
             need, bound = budget, True  # (cutting 1e16 slots into tasks takes hours)
         else:
-            need = tier_memory(game, budget, workers)
+            need, slow = tier_plan(game, budget, workers)
             if s is not None:  # the tier list is built now: its cost per tier counts
                 cpu, seconds = timed()
                 idle = cpu / min(parallel, threads(), os.cpu_count() or 1)
+            cpu, seconds, idle = cpu * slow, seconds * slow, idle * slow  # paged tasks
     else:  # its arrays, and what the process holds besides (interpreter, numba, zarr)
         from solver.engine.plan import BASE
 
         need = memory_need(game, method) + BASE
     return Estimate(method, int(need), float(seconds), measured, have, disk_bytes, source,
-                    bound, float(cpu), float(idle))
+                    bound, float(cpu), float(idle), int(budget or 0))
 
 
 def _methods(game: Game) -> list[str]:
@@ -239,7 +247,8 @@ def _fits(e: Estimate, budget: int | None = None) -> bool:
     if e.method == "tiers":
         from solver.engine.manager import default_budget
 
-        if e.bytes > (budget or default_budget()):
+        if e.bytes > (budget or e.budget or default_budget()):  # (the memory available
+            # changes: a plan that fills its budget is judged by that budget)
             return False
         return e.available is None or e.bytes <= e.available
     return e.fits
