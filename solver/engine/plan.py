@@ -140,7 +140,8 @@ class Plan:
     def slowdown(self) -> float:
         """How much longer the tasks take than at full speed, weighted by their size:
         those whose solve runs paged within `limit` (paged.slowdown), the rest as timed."""
-        if not self.limit or not paged.pages(self.game):
+        if (not self.limit or not paged.pages(self.game)
+                or self.limit < paged.least_bytes(self.game)):  # refused for memory
             return 1.0
         total = weighted = 0.0
         for t in self.tasks:
