@@ -181,3 +181,32 @@ def test_the_loopy_tiers_benchmark_times_the_paged_worker():
     paged_row = bench.run_case("teeko:size=3,pieces=3", False, paged=3)
     assert paged_row["case"].endswith("--paged 3") and paged_row["tiers"] == lean["tiers"] > 0
     assert paged_row["positions"] == lean["positions"] > 0
+
+
+def test_a_solve_says_when_its_tasks_run_paged(monkeypatch):
+    """Before the work starts, a solve whose largest tasks will run paged says so, with
+    what it costs; one at full speed says nothing."""
+    from solver.engine import manager
+    from solver.engine.plan import plan as make_plan
+    from solver.runtime.progress import Progress
+
+    class Notes(Progress):
+        def __init__(self):
+            self.lines = []
+
+        def note(self, text):
+            self.lines.append(text)
+
+    monkeypatch.setattr(database, "CHUNK", 1 << 12)  # a paged task's least below the lean one
+    game = get_game("teeko", "")
+    (lo, hi, kids), = [(t.start, t.stop, sum(game.tiers()[c].size for c in t.children
+                                              if c != i))
+                       for i, t in enumerate(game.tiers()) if i in t.children]
+    lean_least = worker.lean_bytes(game, hi - lo, kids)
+    assert paged.least_bytes(game) < lean_least // 2
+    said = Notes()
+    manager.paged_note(game, make_plan(game, 1 << 34), said)
+    assert said.lines == []
+    manager.paged_note(game, make_plan(game, lean_least // 2), said)
+    line, = said.lines
+    assert "part at a time" in line and "--memory" in line and "times the time" in line

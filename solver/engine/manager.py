@@ -52,6 +52,15 @@ def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
             + f"), more than the budget of {budget / GIB:,.2f} GiB: raise --memory")
 
 
+def paged_note(game: Game, p: Plan, progress: Progress) -> None:
+    """Say so when tasks will run a part at a time (engine/paged.py), and what it costs."""
+    slow = p.slowdown()
+    if slow > 1.0:
+        progress.note(f"{game.describe()}: the largest tasks run a part at a time within "
+                      f"{p.limit / GIB:,.2f} GiB a task, about {slow:.1f} times the time "
+                      "at full speed; more --memory runs them faster")
+
+
 # -- running ------------------------------------------------------------------------------
 def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
     """Whether a tiered solve with these options runs its tasks on a Dask cluster."""
@@ -124,6 +133,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
     record = Record(store, p, p.tiers)
     if store.resumed:
         _recheck(store, p, record)
+    paged_note(game, p, progress)
     t0 = time.perf_counter()
     try:
         if cluster:
