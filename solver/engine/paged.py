@@ -329,10 +329,12 @@ class _Run:
         return Parts(self.sc, lo, hi, self.part,
                      {n: (getattr(self, n), at[n][0], at[n][1]) for n in names}, unchanged)
 
-    def fold(self, ps: Parts, kernel, fresh, args, after) -> int:
+    def fold(self, ps: Parts, kernel, fresh, args, tail, after, given=None) -> int:
         """A fold over every page, each part in turn (pages outer: a page costs a store
         read, a part only a scratch read); `after(j, arrays)` finishes each part while it
-        is held the last time. Returns the kernel's summed count."""
+        is held the last time. `args` name the part's arrays the kernel takes (or arrays
+        `given`), `tail` its arguments after the range. Returns its summed count."""
+        given = given or {}
         total = 0
         for pi, (p0, p1) in enumerate(self.pages):
             page = self.load_page(p0, p1, self.page_buf)
@@ -340,8 +342,8 @@ class _Run:
                 arr = ps.take(j, fresh if pi == 0 else ())
                 a, b = ps.bounds(j)
                 got = run_blocks(kernel, (self.game.ctx, page, p0, p1, *self.seg,
-                                          *[arr[n] if n in arr else getattr(self, n)
-                                            for n in args], a), a, b, *self._tail)
+                                          *[arr[n] if n in arr else given[n] for n in args],
+                                          a), a, b, *tail)
                 if got < 0:
                     raise GsolveError(f"{self.game.describe()}: a child lies outside the "
                                       "tiers the game names for it")
@@ -353,8 +355,8 @@ class _Run:
 
     def loop_free(self, lo: int, hi: int) -> None:
         ps = self.parts(lo, hi, ("rec", "slow"))
-        self._tail = (self.game.puzzle, self.mc, self.ss)
-        self.fold(ps, self.k.fold_best, ("slow",), ("rec", "slow"), lambda j, arr:
+        self.fold(ps, self.k.fold_best, ("slow",), ("rec", "slow"),
+                  (self.game.puzzle, self.mc, self.ss), lambda j, arr:
                   call(self.k.finish_best, arr["rec"], arr["slow"], arr["rec"].size,
                        self.game.puzzle))
 
@@ -364,7 +366,6 @@ class _Run:
         tie = True
         if not game.puzzle:
             ps = self.parts(lo, hi)
-            self._tail = (lo, hi, 0, self.never, self.mc, self.ss)
             hist = [None] * ps.n
 
             def finish(j, arr):
@@ -373,37 +374,35 @@ class _Run:
                 hist[j] = event_levels(k, arr["evl"], arr["rec"], 0)[2]
 
             ties = self.fold(ps, k.fold_children, ("cnt", "evl", "slow"),
-                             ("rec", "cnt", "evl", "slow"), finish)
+                             ("rec", "cnt", "evl", "slow"),
+                             (lo, hi, 0, self.never, self.mc, self.ss), finish)
             self.levels(self.parts(lo, hi, ("rec", "cnt", "evl"), ("evl",)), hist, lo, hi,
                         0, self.never, limit)
             tie = ties > 0
         if tie:
             target = WIN if game.puzzle else TIE
             ps = self.parts(lo, hi, ("rec", "evl"))
-            nocount = np.zeros(1, np.uint8)
-            self._tail = (lo, hi, target, 255, self.mc, self.ss)
-            saved, self.cnt = self.cnt, nocount
+            nocount = np.zeros(1, np.uint8)  # TIE (puzzles: WIN) spreads without counters
             hist = [None] * ps.n
 
             def count(j, arr):
                 hist[j] = event_levels(k, arr["evl"], arr["rec"], 0)[2]
 
-            try:
-                self.fold(ps, k.fold_children, ("evl",), ("rec", "cnt", "evl", "slow"), count)
-                self.levels(self.parts(lo, hi, ("rec", "evl"), ("evl",)), hist, lo, hi,
-                            target, 255, limit)
-            finally:
-                self.cnt = saved
+            self.fold(ps, k.fold_children, ("evl",), ("rec", "cnt", "evl", "slow"),
+                      (lo, hi, target, 255, self.mc, self.ss), count,
+                      {"cnt": nocount, "slow": self.slow})
+            self.levels(self.parts(lo, hi, ("rec", "evl"), ("evl",)), hist, lo, hi,
+                        target, 255, limit, nocount)
         ps = self.parts(lo, hi, ("rec",))
         for j in range(ps.n):
             rec = ps.take(j)["rec"]
             rec[rec == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
         ps.flush()
 
-    def levels(self, ps: Parts, hist, lo, hi, target, never, limit) -> None:
+    def levels(self, ps: Parts, hist, lo, hi, target, never, limit, cnt=None) -> None:
         """tier_lean.propagate's levels a part at a time: a part works at level L when it
         has events of L (hist[part][L + 1]), positions decided at L (the frontier) or
-        notices of L - 1."""
+        notices of L - 1. `cnt`: the counters where the parts hold none."""
         k, game = self.k, self.game
         top = max(h.size for h in hist)
         events = np.zeros((ps.n, top + 1), np.int64)
@@ -415,7 +414,6 @@ class _Run:
         cap = batch(game)
         queue = np.empty(cap, np.int64)
         notes = np.empty(cap * self.mp, np.int64)
-        cnt = self.cnt
         level = 0
         while True:
             ev = events[:, level + 1] if level + 1 <= top else np.zeros(n, np.int64)
