@@ -204,8 +204,8 @@ def _solve(argv: list[str]) -> None:
 
             worker.lean_bytes = lambda *args: 1 << 50
             worker.reach_paged = lambda *args: True
-            part, page = map(int, os.environ["FAULTS_PAGED"].split(","))
-            paged.sizes = lambda *args: (part, page)
+            part, page, *level = map(int, os.environ["FAULTS_PAGED"].split(","))
+            paged.sizes = lambda *args: (part, page, *(level or [2 * part]))
             paged_reach.sizes = lambda *args: (part, page)
     chunkio.FAULT = chunkio.FAULT or "count"  # counts its steps (no fault named "count")
     code = main(argv[argv.index("--") + 1:])

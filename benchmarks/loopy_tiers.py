@@ -109,7 +109,8 @@ def _paged_case(case: str, game, n: int, tally: dict) -> dict:
 
     worker.slot_bytes = lambda game: 1 << 40
     worker.lean_bytes = lambda *args: 1 << 50
-    paged.sizes = lambda game, own, slots, limit, chunk: (-(-own // n), -(-slots // n))
+    paged.sizes = lambda game, own, slots, limit, chunk: (-(-own // n), -(-slots // n),
+                                                          -(-own // n))
     paged._Run.loopy = counted
     try:
         whole = _solve(game)

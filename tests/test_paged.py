@@ -31,7 +31,7 @@ CASES = [("quixo", "size=3"), ("teeko", "size=3,pieces=3"),
 def small(monkeypatch):
     """Store chunks of 1,024 positions and tasks of 4,096 slots (child tiers come from the
     store), and every task paged in parts of 37 positions and pages of 101 slots; returns
-    the (own, slots) of each paged call."""
+    the (own, slots) of each paged call. The levels take parts of three fold parts."""
     monkeypatch.setattr(database, "CHUNK", 1 << 10)
     monkeypatch.setattr(plan, "MAX_TASK", 1 << 12)
     monkeypatch.setattr(plan, "MIN_TASK", 1 << 12)
@@ -39,7 +39,7 @@ def small(monkeypatch):
 
     def sizes(game, own, slots, limit, chunk):
         calls.append((own, slots))
-        return 37, 101
+        return 37, 101, 111
 
     monkeypatch.setattr(paged, "sizes", sizes)
     return calls
@@ -128,9 +128,10 @@ def test_parts_and_pages_fit_the_limit():
     chunk = database.CHUNK
     rec = 2
     for limit in (paged.least_bytes(game), 1 << 30, 5 << 30):
-        part, page = paged.sizes(game, 1 << 30, 3 << 30, limit, chunk)
-        assert part >= chunk and page >= chunk
+        part, page, level = paged.sizes(game, 1 << 30, 3 << 30, limit, chunk)
+        assert part >= chunk and page >= chunk and level >= part
         assert part * paged.state_bytes(game) + page * rec + paged.buffer_bytes(game) <= limit
+        assert level * paged.level_bytes(game) + paged.buffer_bytes(game) <= limit
 
 
 def test_a_killed_runs_scratch_is_removed(tmp_path, small, monkeypatch):

@@ -2,7 +2,9 @@
 arrays fit its memory. The task's records, and a loopy tier's counters and event levels,
 live in scratch files; memory holds one part of them and one page of the window (its
 own range and child ranges as records) at a time, so a task needs a chunk or so of each
-(`least_bytes`), however large its tier.
+(`least_bytes`), however large its tier. A fold's cost grows with its pages, so the page
+takes most of the memory and a fold's part little; the levels hold no page, and take
+parts as large as the memory holds.
 
 What it pays (kernels/tier_paged.py): the children of a part are generated once per page
 of the window, and each level of a loopy tier reads and writes back the parts that have
@@ -79,14 +81,37 @@ def least_bytes(game: Game) -> int:
     return database.CHUNK * (state_bytes(game) + rec) + buffer_bytes(game)
 
 
-def sizes(game: Game, own: int, slots: int, limit: int, chunk: int) -> tuple[int, int]:
-    """(part positions, page slots) within `limit`: the part gets up to half of it, the
-    page the rest, each a whole number of chunks (the part) or at least a chunk."""
+def level_bytes(game: Game) -> int:
+    """Bytes a part of the levels holds per position: its record, counter and event level."""
+    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
+    return 2 * rec + np.dtype(counter_dtype(game)).itemsize
+
+
+def sizes(game: Game, own: int, slots: int, limit: int, chunk: int) -> tuple[int, int, int]:
+    """(fold part positions, page slots, level part positions) within `limit`. A fold
+    generates every part's children once per page, so the page takes most of the memory
+    and a fold part an eighth of it (whole chunks, at least one); the levels hold no page,
+    so their parts take all of it."""
     rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
     room = limit - buffer_bytes(game)
-    part = min(own, max(chunk, room // 2 // state_bytes(game) // chunk * chunk))
+    part = min(own, max(chunk, room // 8 // state_bytes(game) // chunk * chunk))
     page = min(slots, max(chunk, (room - part * state_bytes(game)) // rec))
-    return int(part), int(page)
+    level = min(own, max(part, room // level_bytes(game)))
+    return int(part), int(page), int(level)
+
+
+def _carve(pool: np.ndarray, shapes) -> list[np.ndarray]:
+    """Arrays of (dtype, length) laid one after another in the byte array `pool`."""
+    out, at = [], 0
+    for dtype, n in shapes:
+        size = np.dtype(dtype).itemsize * n
+        out.append(pool[at:at + size].view(dtype))
+        at += -(-size // 8) * 8
+    return out
+
+
+def _pool_bytes(shapes) -> int:
+    return sum(-(-np.dtype(d).itemsize * n // 8) * 8 for d, n in shapes)
 
 
 class Scratch:
@@ -242,17 +267,11 @@ def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
     dtype = record_dtype(game.max_remoteness)
     gstart, gstop, woff, obase, slots = window(task, segments)
     chunk = min(database.CHUNK, max(1, task.size))
-    part, page = sizes(game, task.size, slots, limit, chunk)
+    part, page, level = sizes(game, task.size, slots, limit, chunk)
+    level = task.size if level >= task.size else max(part, level // part * part)
     value_arr, rem_arr = group["value"], group["remoteness"]
     kids = list(outside(task, segments))
-    rec_buf = np.empty(part, dtype)
     with Scratch(task) as sc:
-        own = Parts(sc, task.a, task.b, part, {"rec": (rec_buf, "rec", 0)})
-        for j in range(own.n):  # the task's records from its reach marks
-            a, b = own.bounds(j)
-            rec = own.take(j, ("rec",))["rec"]
-            run_blocks(tk.mark_primitives, (rec, group[REACHED][a:b]), a, b, -a, a)
-        own.flush()
 
         def load_page(p0: int, p1: int, buf: np.ndarray) -> np.ndarray:
             """Window slots [p0, p1): the task's own records from scratch, child records
@@ -266,19 +285,25 @@ def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
             load_records(out, parts, value_arr, rem_arr, dtype)
             return out
 
-        page_buf = np.empty(page, dtype)
         pages = [(p, min(slots, p + page)) for p in range(0, slots, page)]
-        run = _Run(game, k, sc, task, rec_buf, page_buf, pages, load_page,
+        run = _Run(game, k, sc, task, (part, page, level), pages, load_page,
                    (gstart, gstop, woff))
+        own = run.parts(task.a, task.b, ("rec",))
+        for j in range(own.n):  # the task's records from its reach marks
+            a, b = own.bounds(j)
+            rec = own.take(j, ("rec",))["rec"]
+            run_blocks(tk.mark_primitives, (rec, group[REACHED][a:b]), a, b, -a, a)
+        own.flush()
         for lo, hi, loopy, _ in runs(task):
             if loopy:
                 run.loopy(lo, hi)
             else:
                 run.loop_free(lo, hi)
-        del run, page_buf  # the write's buffers take their room
+        del run, own, rec  # the write's buffers take their room
+        rec_buf = np.empty(part, dtype)
         decided = 0
-        for j in range(own.n):
-            a, b = own.bounds(j)
+        for a in range(task.a, task.b, part):
+            b = min(task.b, a + part)
             sc.read("rec", a - task.a, rec_buf[:b - a])
             decided += write(rec_buf[:b - a], a, a, b)
         return decided
@@ -311,23 +336,33 @@ def warm(game: Game) -> None:
 class _Run:
     """The runs of one paged task, children first, their records in scratch file "rec"."""
 
-    def __init__(self, game, k, sc, task, rec, page_buf, pages, load_page, seg):
+    def __init__(self, game, k, sc, task, sizes, pages, load_page, seg):
         self.game, self.k, self.sc, self.task = game, k, sc, task
-        self.page_buf, self.pages, self.load_page, self.seg = page_buf, pages, load_page, seg
-        part, dtype = rec.size, rec.dtype
-        self.part, self.dtype, self.rec = part, dtype, rec
-        self.cnt = np.empty(part, counter_dtype(game))
-        self.evl = np.empty(part, dtype)
-        self.slow = np.empty(part, dtype)
-        self.never = int(np.iinfo(self.cnt.dtype).max)
+        self.pages, self.load_page, self.seg = pages, load_page, seg
+        self.part, page, self.level = sizes
+        self.dtype = dtype = np.dtype(record_dtype(game.max_remoteness))
+        cdt = np.dtype(counter_dtype(game))
+        fold = [(dtype, self.part), (cdt, self.part), (dtype, self.part), (dtype, self.part),
+                (dtype, page)]
+        level = [(dtype, self.level), (cdt, self.level), (dtype, self.level)]
+        # one pool: a fold's parts and page, or the levels' larger parts, never both
+        pool = np.empty(max(_pool_bytes(fold), _pool_bytes(level)), np.uint8)
+        *held, self.page_buf = _carve(pool, fold)
+        self.held = {False: dict(zip(("rec", "cnt", "evl", "slow"), held, strict=True)),
+                     True: dict(zip(("rec", "cnt", "evl"), _carve(pool, level), strict=True))}
+        self.never = int(np.iinfo(cdt).max)
         self.mc, self.ss = game.max_children, game.scratch_size
         self.mp = max_parents(game)
 
-    def parts(self, lo, hi, names=("rec", "cnt", "evl", "slow"), unchanged=()) -> Parts:
+    def parts(self, lo, hi, names=("rec", "cnt", "evl", "slow"), unchanged=(),
+              level=False) -> Parts:
+        """Parts of [lo, hi) holding the named arrays: a fold's, or the levels' (larger,
+        a whole number of a fold's)."""
         at = {"rec": ("rec", lo - self.task.a), "cnt": ("cnt", 0), "evl": ("evl", 0),
               "slow": ("slow", 0)}
-        return Parts(self.sc, lo, hi, self.part,
-                     {n: (getattr(self, n), at[n][0], at[n][1]) for n in names}, unchanged)
+        held = self.held[level]
+        return Parts(self.sc, lo, hi, self.level if level else self.part,
+                     {n: (held[n], at[n][0], at[n][1]) for n in names}, unchanged)
 
     def fold(self, ps: Parts, kernel, fresh, args, tail, after, given=None) -> int:
         """A fold over every page, each part in turn (pages outer: a page costs a store
@@ -376,8 +411,8 @@ class _Run:
             ties = self.fold(ps, k.fold_children, ("cnt", "evl", "slow"),
                              ("rec", "cnt", "evl", "slow"),
                              (lo, hi, 0, self.never, self.mc, self.ss), finish)
-            self.levels(self.parts(lo, hi, ("rec", "cnt", "evl"), ("evl",)), hist, lo, hi,
-                        0, self.never, limit)
+            self.levels(self.parts(lo, hi, ("rec", "cnt", "evl"), ("evl",), True), hist,
+                        lo, hi, 0, self.never, limit)
             tie = ties > 0
         if tie:
             target = WIN if game.puzzle else TIE
@@ -390,10 +425,10 @@ class _Run:
 
             self.fold(ps, k.fold_children, ("evl",), ("rec", "cnt", "evl", "slow"),
                       (lo, hi, target, 255, self.mc, self.ss), count,
-                      {"cnt": nocount, "slow": self.slow})
-            self.levels(self.parts(lo, hi, ("rec", "evl"), ("evl",)), hist, lo, hi,
+                      {"cnt": nocount, "slow": self.held[False]["slow"]})
+            self.levels(self.parts(lo, hi, ("rec", "evl"), ("evl",), True), hist, lo, hi,
                         target, 255, limit, nocount)
-        ps = self.parts(lo, hi, ("rec",))
+        ps = self.parts(lo, hi, ("rec",), level=True)
         for j in range(ps.n):
             rec = ps.take(j)["rec"]
             rec[rec == VISITED] = VISITED | (LOSE if game.puzzle else DRAW)
@@ -402,12 +437,13 @@ class _Run:
     def levels(self, ps: Parts, hist, lo, hi, target, never, limit, cnt=None) -> None:
         """tier_lean.propagate's levels a part at a time: a part works at level L when it
         has events of L (hist[part][L + 1]), positions decided at L (the frontier) or
-        notices of L - 1. `cnt`: the counters where the parts hold none."""
+        notices of L - 1. `hist`: the event levels of each fold part. `cnt`: the counters
+        where the parts hold none."""
         k, game = self.k, self.game
         top = max(h.size for h in hist)
         events = np.zeros((ps.n, top + 1), np.int64)
-        for j, h in enumerate(hist):
-            events[j, :h.size] = h
+        for j, h in enumerate(hist):  # fold parts into the levels' parts
+            events[j * self.part // ps.size, :h.size] += h
         n = ps.n
         due = np.zeros(n, np.int64)  # positions of each part decided at the level
         waiting = np.zeros(n, np.int64)  # notices of the level before, by part
