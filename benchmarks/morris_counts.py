@@ -1,6 +1,7 @@
 """Canonical Nine Men's Morris movement-phase boards per piece-count pair, three ways.
 
 Usage: python benchmarks/morris_counts.py [--men 9] [--pairs 3-3,4-3,...] [--brute SLOTS]
+                                         [--gasser] [--reached ROOT]
 
 For every (W, B) pair with 3..men pieces each, White to move, all men placed (the
 movement stage: one hash block of games/morris.py per pair and side to move; the side to
@@ -16,6 +17,11 @@ move does not change the board count), it prints
 * brute: `canonical(h) == h` over every hash of the pair's block (the game's own
   `canonical`, as the solvers call it), for blocks of at most SLOTS hashes (default
   60,000,000: a few minutes in all on one core; the whole of Nine has 1.4e11 slots).
+
+With --reached ROOT it counts instead, from the database of the whole game solved with
+`--symmetry` under ROOT (gsolve's --db), the canonical movement positions the opening
+reaches, per ordered pair (men of the side to move - the opponent's) and side to move,
+beside the boards of the pair up to symmetry.
 
 Then the totals, against the published one: Gasser (1996) counts 7,673,759,269 states in
 the 28 mid- and endgame databases after removing symmetric and some unreachable positions.
@@ -274,8 +280,12 @@ def main():
                     help="brute-force blocks of at most this many hashes (0: none)")
     ap.add_argument("--gasser", action="store_true",
                     help="also count without the boards Gasser calls unreachable (Nine)")
+    ap.add_argument("--reached", metavar="ROOT",
+                    help="count the movement positions reached in the database under ROOT")
     a = ap.parse_args()
     men = a.men
+    if a.reached:
+        return reached(men, a.reached)
     g = get_game("morris", f"men={men}")
     n = g.npoints
     where = board_symmetries(men)
@@ -325,6 +335,55 @@ def main():
               f"ours - Gasser = {totals[1] - GASSER_STATES:,}")
     if a.gasser:
         gasser_rule(g, tab, pairs, {(w, b): burnside(where, w, b) for w, b in pairs}, binom)
+
+
+def reached(men: int, root: str) -> None:
+    """Canonical movement positions stored (reached from the start) in the solved
+    database of morris men=`men` under `root`, per block (side to move, W, B)."""
+    from solver.runtime.parallel import run_each
+    from solver.use.api import open as open_solved
+
+    db = open_solved("morris", f"men={men}", root).db
+    if not db.symmetric:
+        raise SystemExit(f"{db.path}: solved without --symmetry (this counts canonical "
+                         "positions)")
+    g = db.game  # numbered by hash: block k is hashes [bstart[k], bstart[k + 1])
+    istart = [db.index.rank(int(h)) for h in g.bstart]  # ... and those canonical indices
+    cs = db.chunk_size
+    moving = [(k, turn, w, b) for k, (st, turn, _c, w, b) in enumerate(g.blocks)
+              if st == g.move_stage and w >= 3 and b >= 3]
+
+    def count(k: int) -> int:
+        lo, hi = int(istart[k]), int(istart[k + 1])
+        got = 0
+        for c in range(lo // cs, -(-hi // cs)):
+            value = db.read_chunk(c)[0]
+            a, b = max(lo, c * cs) - c * cs, min(hi, (c + 1) * cs) - c * cs
+            got += int(np.count_nonzero(value[a:b]))
+        return got
+
+    t = time.perf_counter()
+    got = dict(zip([(turn, w, b) for _k, turn, w, b in moving],
+                   run_each(count, [(k,) for k, *_ in moving]), strict=True))
+    tab = symmetry_table(board_symmetries(men))
+    binom = np.array([[math.comb(i, j) for j in range(g.npoints + 1)]
+                      for i in range(g.npoints + 1)], np.int64)
+    print(f"Morris men={men}, {db.path}: canonical movement positions reached, per "
+          f"ordered pair (side to move - opponent), in {time.perf_counter() - t:.0f} s")
+    print(f"{'pair':>5} {'boards':>13} {'White to move':>15} {'Black to move':>15}")
+    totals = [0, 0, 0]
+    for m in range(3, men + 1):
+        for o in range(3, men + 1):
+            boards = int(count_canonical(tab, g.npoints, m, o, binom))
+            white, black = got[(0, m, o)], got[(1, o, m)]
+            for i, x in enumerate((boards, white, black)):
+                totals[i] += x
+            print(f"{m}-{o:<3} {boards:13,} {white:15,} {black:15,}")
+    print(f"{'all':5} {totals[0]:13,} {totals[1]:15,} {totals[2]:15,}; both sides to move "
+          f"{totals[1] + totals[2]:,}")
+    if men == 9:
+        print(f"Gasser 1996: {GASSER_STATES:,} states (each board once, either side to "
+              "move, by his rule of unreachable ones)")
 
 
 def gasser_rule(g, tab, pairs, orbits, binom) -> None:
