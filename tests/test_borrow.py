@@ -153,3 +153,28 @@ def _game(name):
     from games import get_game
 
     return get_game(name)
+
+
+def test_morris_counts_reached_adds_up_to_the_movement_tiers(six_dbs, capsys):
+    """benchmarks/morris_counts.py --reached: the reached canonical positions per ordered
+    pair and side to move (block by block) add up to analyze's movement tiers (tier by
+    tier), and no pair reaches more than its boards up to symmetry."""
+    import re
+
+    from solver.storage.database import Database
+    from solver.use.analysis import analyze
+
+    root, _, _ = six_dbs
+    benchmark("morris_counts").reached(6, str(root / "whole"))
+    out = capsys.readouterr().out
+    rows = re.findall(r"^(\d)-(\d)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)$", out, re.M)
+    assert len(rows) == 16  # 3-3 .. 6-6
+    num = [[int(x.replace(",", "")) for x in row[2:]] for row in rows]
+    assert all(0 < white <= boards and 0 < black <= boards for boards, white, black in num)
+    both = int(re.search(r"both sides to move ([\d,]+)", out).group(1).replace(",", ""))
+    assert both == sum(white + black for _, white, black in num)
+    report = analyze(Database.open(Morris(men=6), root / "whole"), by_tier=True)
+    moving = [t for t in report["tiers"]
+              if re.fullmatch(r"move W[3-6] B[3-6]", t["tier"])]
+    assert len(moving) == 16
+    assert both == sum(t["canonical"]["positions"] for t in moving)
