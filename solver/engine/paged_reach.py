@@ -19,7 +19,8 @@ from functools import partial
 import numpy as np
 
 from games.base import Game
-from solver.engine.paged import NOTES, Parts, Scratch
+from solver.engine.paged import NOTES
+from solver.engine.scratch import Parts, Scratch
 from solver.engine.task import Task, window
 from solver.engine.taskio import REACHED, TEMPLATE, push_window, put
 from solver.runtime.parallel import _executor, call, threads
