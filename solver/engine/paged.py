@@ -72,7 +72,6 @@ def batch(game: Game) -> int:
 
 def least_bytes(game: Game) -> int:
     """The least memory a paged task runs in: a store chunk of part and of page."""
-    from solver.kernels.records import record_dtype
     rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
     return database.CHUNK * (state_bytes(game) + rec) + buffer_bytes(game)
 
