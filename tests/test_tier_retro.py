@@ -62,11 +62,14 @@ CASES = [("quixo", "size=3"), ("teeko", "size=3,pieces=3"), ("baghchal", ""),
 @pytest.fixture(params=["1", "2"], ids=["serial", "pool"])
 def threads(request, monkeypatch):
     """One thread: the serial propagation kernels; more: parents gathered on the pool,
-    and (in tiers of any size) events sorted in blocks and parents applied by range."""
+    and (in tiers of any size) events sorted in blocks and parents applied by range; in
+    small batches, so that a batch's parents are gathered while the last batch's apply."""
     monkeypatch.setenv("GSOLVE_THREADS", request.param)
     if request.param != "1":
         monkeypatch.setattr(loopy, "SPLIT", 1)
         monkeypatch.setattr(lean, "SPLIT", 1)
+        monkeypatch.setattr(loopy, "BATCH", 40)
+        monkeypatch.setattr(loopy, "GATHER", 7)
     return request.param
 
 

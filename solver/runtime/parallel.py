@@ -9,6 +9,7 @@ returned: minutes, on a large tier.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -62,6 +63,29 @@ def run_each(kernel, calls: list[tuple]) -> list:
         return [kernel(*args) for args in calls]
     futures = [_executor().submit(kernel, *args) for args in calls]
     return [f.result() for f in futures]
+
+
+class Shared:
+    """kernel(*args) for each of `calls`, started at once on threads() - 1 pool threads,
+    each taking the next call not yet taken; `join` has the calling thread take calls too,
+    then waits for the rest. Meanwhile the caller may do other work: the thread pool is
+    one thread short of the cores so that it can. For short calls only (milliseconds):
+    signals wait for those the main thread takes."""
+
+    def __init__(self, kernel, calls: list[tuple]):
+        self.kernel, self.calls = kernel, calls
+        self.taken = itertools.count()
+        helpers = 0 if _inline() else min(threads(), len(calls)) - 1
+        self.futures = [_executor().submit(self._take) for _ in range(helpers)]
+
+    def _take(self) -> None:
+        while (i := next(self.taken)) < len(self.calls):
+            self.kernel(*self.calls[i])
+
+    def join(self) -> None:
+        self._take()
+        for f in self.futures:
+            f.result()
 
 
 def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
