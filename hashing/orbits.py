@@ -25,14 +25,11 @@ def image_tables(where: np.ndarray) -> np.ndarray:
     q at byte k of a mask (bit p: cell p)."""
     nsym, n = where.shape
     nbytes = -(-n // 8)
-    tab = np.zeros((nsym, nbytes, 256), np.int64)
-    for s in range(nsym):
-        for k in range(nbytes):
-            for q in range(256):
-                for b in range(8):
-                    if q >> b & 1 and 8 * k + b < n:
-                        tab[s, k, q] |= 1 << int(where[s, 8 * k + b])
-    return tab
+    cell = np.zeros((nsym, nbytes * 8), np.int64)  # the image's bit of each cell, 0 past n
+    cell[:, :n] = np.left_shift(np.int64(1), where.astype(np.int64))
+    bits = np.arange(256)[:, None] >> np.arange(8) & 1  # bits[q, b]: cell b of byte q
+    # the images of distinct cells are distinct bits, so a sum is their union
+    return np.einsum("qb,skb->skq", bits, cell.reshape(nsym, nbytes, 8))
 
 
 @njit(cache=True, nogil=True)
@@ -58,13 +55,13 @@ def _least_sets(tab, n, k, least):
         m = (((ripple ^ m) >> 2) // low) | ripple
 
 
-def least_sets(where: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def least_sets(where: np.ndarray, k: int, tab=None) -> tuple[np.ndarray, np.ndarray]:
     """(index, rank) of the k-sets of n = where.shape[1] cells that are the least of their
     images: index[r] the place of the set of colex rank r among them (-1 when it is not
-    one), rank[i] the colex rank of the i-th."""
+    one), rank[i] the colex rank of the i-th. `tab`: where's `image_tables`."""
     n = where.shape[1]
     least = np.zeros(math.comb(n, k), np.bool_)
-    _least_sets(image_tables(where), n, k, least)
+    _least_sets(image_tables(where) if tab is None else tab, n, k, least)
     rank = np.flatnonzero(least).astype(np.int64)
     index = np.full(least.size, -1, np.int64)
     index[rank] = np.arange(rank.size, dtype=np.int64)
@@ -77,8 +74,9 @@ def least_set_tables(where: np.ndarray, most: int) -> tuple[np.ndarray, ...]:
     ranks (by place) at first_rank[k], so first_rank[k + 1] - first_rank[k] sets of size
     k are least. A numbering over boards of several first-type counts (Morris, Quixo)."""
     index, rank = [], []
+    tab = image_tables(where)
     for k in range(most + 1):
-        i, r = least_sets(where, k)
+        i, r = least_sets(where, k, tab)
         index.append(i)
         rank.append(r)
     first_i = np.cumsum([0] + [a.size for a in index]).astype(np.int64)

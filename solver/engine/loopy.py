@@ -143,12 +143,12 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
     parts = threads() if hi - lo >= SPLIT else 1
     outs = [np.empty(min(size, n_open), index) for _ in range(parts)] if parts > 1 else []
 
-    step = GATHER if threads() > 1 else BATCH  # one call a batch, with nobody to share
+    share = GATHER if threads() > 1 else BATCH  # one call a batch, with nobody to share
 
     def _gather(x, y, buf):
         return x, y, buf, Shared(k.gather_parents, [
-            (ctx, win, queue, buf, a, min(y, a + step), x, lo, hi, obase, mp, ss)
-            for a in range(x, y, step)])
+            (ctx, win, queue, buf, a, min(y, a + share), x, lo, hi, obase, mp, ss)
+            for a in range(x, y, share)])
 
     head = tail = level = 0
     ahead = None  # (x, y, buf, job): the next batch queue[x:y], its parents being gathered
