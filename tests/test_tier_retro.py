@@ -131,6 +131,48 @@ def test_retrograde_tiers_match_reference(name, variant, ref, tmp_path):
     assert_matches_reference(game, tmp_path, reference.solve(ref(game)))
 
 
+@pytest.mark.parametrize("symmetry", [False, True], ids=["all", "canonical"])
+def test_loopy_tiers_side_by_side_write_the_bytes_of_one_thread(symmetry, tmp_path,
+                                                                 monkeypatch):
+    """Loopy tiers of one level solved at once, a thread each (worker.solve, run_apart),
+    write what one thread writes; the test sees groups of several tiers run (Quixo: a
+    level is a count of cubes, up to 9 tiers)."""
+    from solver.runtime import parallel
+
+    game = get_game("quixo", "size=3")
+    monkeypatch.setenv("GSOLVE_THREADS", "1")
+    solve(game, "tiers", root=tmp_path / "one", symmetry=symmetry)
+    monkeypatch.setenv("GSOLVE_THREADS", "2")
+    groups = []
+    real = parallel.run_apart
+
+    def counted(fn, calls):
+        groups.append(len(calls))
+        return real(fn, calls)
+
+    monkeypatch.setattr(worker, "run_apart", counted)
+    solve(game, "tiers", root=tmp_path / "two", symmetry=symmetry)
+    assert max(groups, default=0) > 1
+    for x, y in zip(arrays(game, tmp_path / "one"), arrays(game, tmp_path / "two"),
+                    strict=True):
+        assert np.array_equal(x, y)
+
+
+def test_side_by_side_groups_a_levels_loopy_tiers_largest_first():
+    """Each level's loopy runs up to `small` in one group, largest first; a run larger
+    than its share of the group's threads, a loop-free run, and a larger run alone."""
+    from solver.engine.task import Task, runs, side_by_side
+
+    pieces = ((0, 0, 10, True), (1, 10, 40, True), (2, 40, 45, True), (3, 45, 50, False),
+              (4, 50, 90, True), (5, 90, 105, True), (6, 105, 125, True), (7, 125, 137, True))
+    task = Task(0, 0, 137, pieces, ((0, 137),), (0, 0, 0, 0, 1, 1, 1, 1))
+    got = [[r[0] for r in g] for g in side_by_side(task, runs(task), 35, 2)]
+    # level 0: 30 of 45 slots is more than a thread's share, and so 10 of the 15 left,
+    # then 5 alone; the loop-free run; level 1: 40 slots is past `small`, then 20, 15 and
+    # 12 slots, none past its share of 47
+    assert got == [[10], [0], [40], [45], [50], [105, 90, 125]]
+
+
 def test_counters_are_in_the_memory_estimate():
     """The retrograde arrays are counted in a window slot's bytes where they are used."""
     with_parents = get_game("quixo", "size=3")

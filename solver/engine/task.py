@@ -47,6 +47,35 @@ def runs(task: Task) -> list[tuple[int, int, bool, list]]:
     return [(lo, hi, loopy, [p for p, _ in ps]) for lo, hi, loopy, ps in out]
 
 
+def side_by_side(task: Task, rs: list, small: int, parts: int) -> list[list]:
+    """`rs` (the task's `runs`, in order) as groups to run in turn: each level's loopy runs
+    of at most `small` slots (which never need each other) in one group, largest first, to
+    run on `parts` threads, one each; any other run alone, and so a run larger than the
+    group's share of a thread (it would run on long after the others)."""
+    level = dict(zip(task.pieces, task.levels, strict=True)) if task.levels else None
+    out: list[list] = []
+    block: list = []  # adjacent loopy runs of one level
+
+    def flush():
+        out.extend([r] for r in block if r[1] - r[0] > small)
+        group = sorted((r for r in block if r[1] - r[0] <= small), key=lambda r: r[0] - r[1])
+        while group and parts * (group[0][1] - group[0][0]) > sum(r[1] - r[0] for r in group):
+            out.append([group.pop(0)])
+        if group:
+            out.append(group)
+        block.clear()
+
+    for r in rs:
+        if block and not (r[2] and level[r[3][0]] == level[block[-1][3][0]]):
+            flush()
+        if r[2] and level is not None:
+            block.append(r)
+        else:
+            out.append([r])
+    flush()
+    return out
+
+
 def window(task: Task, segments=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """(gstart, gstop, woff, obase, slots) of a window over `segments` (sorted, disjoint,
     the task's own range among them; default: the task's whole child tiers)."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from games.base import Game, GsolveError
 from solver.engine import lean, loopy, paged, paged_reach
-from solver.engine.task import FAN, Task, needs, outside, runs, window
+from solver.engine.task import FAN, Task, needs, outside, runs, side_by_side, window
 from solver.engine.taskio import (  # noqa: F401 (the engine's names, kept here too)
     GAP,
     REACHED,
@@ -46,7 +46,7 @@ from solver.kernels.records import (
     join_records,
     record_dtype,
 )
-from solver.runtime.parallel import _executor, call, run_blocks, threads
+from solver.runtime.parallel import _executor, call, run_apart, run_blocks, threads
 from solver.storage.database import create_array
 
 FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they are sorted
@@ -234,7 +234,21 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     seg = (gstart, gstop, woff)
     bad = _bad(game, task)
     decided = 0
-    for lo, hi, in_tier, pieces in runs(task):
+    rs = runs(task)
+    if threads() > 1 and game.has_parents and not use_lean and not eager:
+        # loopy tiers of a level, each up to a thread's share of the largest, a thread
+        # each: no more memory than the largest tier alone (Quixo 4x4: a tier of 100K
+        # canonical positions, spread over 2 threads, kept them 65-80% busy)
+        most = max((hi - lo for lo, hi, loopy, _ in rs if loopy), default=0)
+        groups = side_by_side(task, rs, most // threads(), threads())
+    else:
+        groups = [[r] for r in rs]
+    for group in groups:
+        if len(group) > 1:
+            run_apart(loopy.retrograde, [(game, win, seg, lo, hi, obase, bad)
+                                         for lo, hi, _, _ in group])
+            continue
+        lo, hi, in_tier, pieces = group[0]
         if not in_tier:
             if run_blocks(k.combine_tier, (ctx, win, *seg), lo, hi, obase, mc, ss,
                           game.puzzle) < 0:

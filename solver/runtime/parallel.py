@@ -12,12 +12,18 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 _pool: ThreadPoolExecutor | None = None
+_here = threading.local()  # .alone: this thread runs one of `run_apart`'s calls
 
 
 def threads() -> int:
+    """The threads a kernel call may spread over: 1 inside a `run_apart` call."""
+    return 1 if getattr(_here, "alone", False) else _pool_size()
+
+
+def _pool_size() -> int:
     from solver.runtime.env import threads_setting
 
     n = threads_setting()
@@ -29,8 +35,26 @@ def threads() -> int:
 def _executor() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=threads(), thread_name_prefix="gsolve")
+        _pool = ThreadPoolExecutor(max_workers=_pool_size(), thread_name_prefix="gsolve")
     return _pool
+
+
+def run_apart(fn, calls: list[tuple]) -> list:
+    """[fn(*args) for args in calls], side by side on the pool, each call on one thread:
+    every kernel it runs runs in its thread (`threads()` is 1 there). For work that
+    shares out poorly in small pieces (Quixo's small tiers, several at once)."""
+    def alone(args):
+        _here.alone = True
+        try:
+            return fn(*args)
+        finally:
+            _here.alone = False
+
+    if len(calls) == 1 or _pool_size() == 1 or _inline():
+        return [fn(*args) for args in calls]
+    futures = [_executor().submit(alone, args) for args in calls]
+    wait(futures)  # all ended, even when one failed: none still writes once this returns
+    return [f.result() for f in futures]
 
 
 def _inline() -> bool:
