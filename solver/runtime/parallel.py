@@ -1,10 +1,11 @@
 """Run a nogil kernel over a hash range in blocks on a thread pool, summing its counts.
 
-Kernels called from the main thread always run on the pool, even with one thread: the
-main thread then waits on a future, where Python runs its signal handlers, so SIGTERM and
+Kernels called from the main thread run on the pool, even with one thread: the main
+thread then waits on a future, where Python runs its signal handlers, so SIGTERM and
 Ctrl-C stop a solve at once (solver/command/cli.py ends the process once the solve has recorded
 what it finished). A nopython call in the main thread would hold them off until it
-returned: minutes, on a large tier.
+returned: minutes, on a large tier. Only calls bounded to milliseconds run in the main
+thread (`Shared`'s, and the retrograde's apply of a batch of its frontier).
 """
 
 from __future__ import annotations
