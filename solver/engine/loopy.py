@@ -115,6 +115,7 @@ def warm(game: Game, dtype) -> None:
 
 
 BATCH = 1 << 14  # frontier entries whose parents are gathered at once (int32 each)
+BUFFER = 1 << 23  # bytes of each of the two parent buffers at most (Morris: 1,728 parents)
 GATHER = 1 << 10  # frontier entries a thread takes at a time when gathering
 
 
@@ -137,13 +138,15 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
         return
     queue = np.empty(n_open, index)
     top = first.size - 1
-    size = min(BATCH, hi - lo) * mp
-    bufs = [np.empty(size, np.int32 if hi - lo < 1 << 31 else np.int64) for _ in range(2)]
+    relative = np.dtype(np.int32 if hi - lo < 1 << 31 else np.int64)
+    batch = max(1, min(BATCH, hi - lo, BUFFER // (relative.itemsize * mp)))
+    size = batch * mp
+    bufs = [np.empty(size, relative) for _ in range(2)]
     # a level's events settled by a part per thread in large tiers
     parts = threads() if hi - lo >= SPLIT else 1
     outs = [np.empty(min(size, n_open), index) for _ in range(parts)] if parts > 1 else []
 
-    share = GATHER if threads() > 1 else BATCH  # one call a batch, with nobody to share
+    share = GATHER if threads() > 1 else batch  # one call a batch, with nobody to share
 
     def _gather(x, y, buf):
         return x, y, buf, Shared(k.gather_parents, [
@@ -170,11 +173,11 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
         x = head
         while x < end:  # the level's frontier, a batch at a time
             if ahead is None:
-                ahead = _gather(x, min(end, x + BATCH), bufs[0])
+                ahead = _gather(x, min(end, x + batch), bufs[0])
             x, y, buf, job = ahead
             job.join()
             # the next batch: the level's, else the next level's entries queued so far
-            nx, ny = (y, min(end, y + BATCH)) if y < end else (end, min(tail, end + BATCH))
+            nx, ny = (y, min(end, y + batch)) if y < end else (end, min(tail, end + batch))
             ahead = _gather(nx, ny, bufs[buf is bufs[0]]) if ny > nx else None
             tail += k.apply_parents(win, cnt, queue, buf, x, y, queue[tail:], level, lo,
                                     obase, target, never, mp, 0, hi - lo)
