@@ -141,12 +141,13 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
     relative = np.dtype(np.int32 if hi - lo < 1 << 31 else np.int64)
     batch = max(1, min(BATCH, hi - lo, BUFFER // (relative.itemsize * mp)))
     size = batch * mp
-    bufs = [np.empty(size, relative) for _ in range(2)]
+    pipe = threads() > 1  # a batch gathered while the one before applies
+    bufs = [np.empty(size, relative) for _ in range(2 if pipe else 1)]
     # a level's events settled by a part per thread in large tiers
     parts = threads() if hi - lo >= SPLIT else 1
     outs = [np.empty(min(size, n_open), index) for _ in range(parts)] if parts > 1 else []
 
-    share = GATHER if threads() > 1 else batch  # one call a batch, with nobody to share
+    share = GATHER if pipe else batch  # one call a batch, with nobody to share
 
     def _gather(x, y, buf):
         return x, y, buf, Shared(k.gather_parents, [
@@ -178,7 +179,7 @@ def _propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit
             job.join()
             # the next batch: the level's, else the next level's entries queued so far
             nx, ny = (y, min(end, y + batch)) if y < end else (end, min(tail, end + batch))
-            ahead = _gather(nx, ny, bufs[buf is bufs[0]]) if ny > nx else None
+            ahead = _gather(nx, ny, bufs[buf is bufs[0]]) if pipe and ny > nx else None
             tail += k.apply_parents(win, cnt, queue, buf, x, y, queue[tail:], level, lo,
                                     obase, target, never, mp, 0, hi - lo)
             x = y
