@@ -50,8 +50,8 @@ def runs(task: Task) -> list[tuple[int, int, bool, list]]:
 def side_by_side(task: Task, rs: list, small: int, parts: int) -> list[list]:
     """`rs` (the task's `runs`, in order) as groups to run in turn: each level's loopy runs
     of at most `small` slots (which never need each other) in one group, largest first, to
-    run on `parts` threads, one each; any other run alone, and so a run larger than the
-    group's share of a thread (it would run on long after the others)."""
+    run on `parts` threads, one each; any other run alone, as is a run larger than a
+    thread's share of its group (it would run on long after the others)."""
     level = dict(zip(task.pieces, task.levels, strict=True)) if task.levels else None
     out: list[list] = []
     block: list = []  # adjacent loopy runs of one level

@@ -93,9 +93,9 @@ def run_each(kernel, calls: list[tuple]) -> list:
 class Shared:
     """kernel(*args) for each of `calls`, started at once on threads() - 1 pool threads,
     each taking the next call not yet taken; `join` has the calling thread take calls too,
-    then waits for the rest. Meanwhile the caller may do other work: the thread pool is
-    one thread short of the cores so that it can. For short calls only (milliseconds):
-    signals wait for those the main thread takes."""
+    then waits for the rest. Meanwhile the caller may do other work on the core the
+    helpers leave it. For short calls only (milliseconds): signals wait for those the
+    main thread takes."""
 
     def __init__(self, kernel, calls: list[tuple]):
         self.kernel, self.calls = kernel, calls
