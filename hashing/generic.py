@@ -403,13 +403,27 @@ def arrangement_rank(ctx, m0, m1, r0, r1):
 @njit(cache=True, nogil=True, inline="always")
 def _colex_pair(meta, xm, om):
     """(colex rank of mask xm, of mask om), a byte per lookup at the row of the mask's
-    bits below the byte."""
+    bits below the byte. The byte count a constant for the boards games use, so LLVM
+    unrolls the lookups and they overlap (Quixo 4x4's canonical children: 340 -> 295 ns a
+    position)."""
     n = meta[0]
+    chunks = (n + 7) // 8
+    if chunks == 2:
+        return _colex_bytes_of(meta, xm, om, n, 2)
+    if chunks == 3:
+        return _colex_bytes_of(meta, xm, om, n, 3)
+    if chunks == 4:
+        return _colex_bytes_of(meta, xm, om, n, 4)
+    return _colex_bytes_of(meta, xm, om, n, chunks)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _colex_bytes_of(meta, xm, om, n, chunks):
     r0 = np.int64(0)
     r1 = np.int64(0)
     row = 256 * (n + 1)
     low = np.int64(0)  # the cells below byte c
-    for c in range((n + 7) // 8):
+    for c in range(chunks):
         at = BYTES + c * row
         r0 += meta[at + popcount(xm & low) * 256 + ((xm >> (8 * c)) & 255)]
         r1 += meta[at + popcount(om & low) * 256 + ((om >> (8 * c)) & 255)]
