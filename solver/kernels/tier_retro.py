@@ -65,20 +65,19 @@ def scan_children(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, 
             r = np.int64(win[w])
             v = r & VALUE_MASK
             rem = r >> SHIFT
+            # selects, not branches: which kind of child comes next is a coin toss
             if target != 0:
-                if v == target and (fastest < 0 or rem < fastest):
-                    fastest = rem
-            elif r == VISITED and (c >= lo) & (c < hi):
+                fastest = rem if (v == target) & ((fastest < 0) | (rem < fastest)) else fastest
+            elif (r == VISITED) & (c >= lo) & (c < hi):
                 k = add_distinct(out, k, c)
-            elif v == LOSE:
-                if fastest_lose < 0 or rem < fastest_lose:
-                    fastest_lose = rem
-            elif v == WIN:
-                if rem > slowest_win:
-                    slowest_win = rem
             else:
-                blocked = True
-                tie |= v == TIE
+                lose = v == LOSE
+                fastest_lose = rem if lose & ((fastest_lose < 0) | (rem < fastest_lose)) \
+                    else fastest_lose
+                slowest_win = rem if (v == WIN) & (rem > slowest_win) else slowest_win
+                other = (v != LOSE) & (v != WIN)
+                blocked |= other
+                tie |= other & (v == TIE)
         if target != 0:
             evl[i] = fastest + 1
             found += fastest >= 0
@@ -168,11 +167,10 @@ def gather_parents(ctx, win, queue, buf, a, b, base, lo, hi, obase, max_parents,
         m = game_parents_in_tier(ctx, np.int64(queue[x]) + lo, pbuf, scratch)
         at = (x - base) * max_parents
         k = 0
-        for j in range(m):
+        for j in range(m):  # written always, kept when open: no branch on a coin toss
             q = pbuf[j]
-            if (q >= lo) & (q < hi) and win[q + obase] == VISITED:
-                buf[at + k] = q - lo
-                k += 1
+            buf[at + k] = q - lo
+            k += (q >= lo) & (q < hi) and win[q + obase] == VISITED
         if k < max_parents:
             buf[at + k] = -1
     return 0
