@@ -184,7 +184,8 @@ def test_plan_is_within_2x_of_a_measured_solve(tmp_path, monkeypatch):
     again = get_game("connect4", "width=5,height=4")
     est2 = estimate.estimate(again, "tiers", root=tmp_path / "db")
     cpu = json.loads(speed._speed_file().read_text())["connect4"]["factor:tiers"]
-    assert est2.measured and est2.cpu == pytest.approx(cpu["cpu_seconds"], rel=0.3)
+    # the plan times a sample again: within 1.5x of the stored seconds on a loaded host
+    assert est2.measured and est2.cpu == pytest.approx(cpu["cpu_seconds"], rel=0.5)
     stored = sum(f.stat().st_size for f in result.path.rglob("*") if f.is_file())
     assert est2.disk == pytest.approx(stored, rel=0.01)
 
