@@ -176,10 +176,10 @@ NUMBERED_CELLS = 16  # 5x5 would hold tables of 2^25 sets (0.3 GB) for a game no
 # counts: the tables as five arrays made Quixo's indexed children 250 ns a position
 # slower than its canonical ones): a header, each combination's first index, its facts,
 # then the place of each X set among the least ones, the inverse, and combination ids.
-NBLOCKS, INFO, PLACE, XRANK, COMBO, PAIRS = range(6)
+NBLOCKS, INFO, PLACE, XRANK, COMBO, PAIRS, BYMASK = range(7)
 ISTART = 8  # num[ISTART + c]: combination c's first index (and the total after the last)
 RAD, XS, OS, LEAST, FIRST_R, FIRST_I = range(6)  # a combination's facts, at INFO + 6c
-P_START, P_LEAST, P_FIRST, P_RAD = range(4)  # a count pair's, at PAIRS + 4 (x (nn + 1) + o)
+P_START, P_LEAST, P_RAD = range(3)  # a count pair's, at PAIRS + 3 (x (nn + 1) + o)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -235,14 +235,14 @@ def _indices(meta, num, out, count):
     it takes the two arrays it reads, not ctx, whose every array a call counts)."""
     nn = meta[0]
     low = (np.int64(1) << nn) - 1
-    pairs, place = num[PAIRS], num[PLACE]  # read once: out[] may alias num for LLVM
+    pairs, bymask = num[PAIRS], num[BYMASK]  # read once: out[] may alias num for LLVM
     for j in range(count):
         w = out[j]
         turn, x, o = w >> (2 * nn), (w >> nn) & low, w & low
-        r0, r1 = colex_parts(meta, x, o)
-        f = pairs + 4 * (popcount(x) * (nn + 1) + popcount(o))  # the counts' PAIR facts
-        out[j] = num[f + P_START] + (turn * num[f + P_LEAST] + num[place + num[f + P_FIRST]
-                                                                   + r0]) * num[f + P_RAD] + r1
+        _r0, r1 = colex_parts(meta, x, o)  # (x's rank goes unused: LLVM drops it)
+        f = pairs + 3 * (popcount(x) * (nn + 1) + popcount(o))  # the counts' PAIR facts
+        out[j] = num[f + P_START] + (turn * num[f + P_LEAST] + num[bymask + x]) \
+            * num[f + P_RAD] + r1
     return count
 
 
@@ -317,15 +317,24 @@ class Quixo(Game):
             combo[x * (nn + 1) + o] = c
         self.canonical_size = int(istart[-1])
         # PAIRS: for each (X count, O count), its combination's facts `_indices` reads, in
-        # one place (no lookup of the combination first)
-        pairs = np.zeros(((nn + 1) ** 2, 4), dtype=np.int64)
+        # one place (no lookup of the combination first); BYMASK: the place of each X set
+        # among the least ones by the set itself (no colex rank of it first)
+        pairs = np.zeros(((nn + 1) ** 2, 3), dtype=np.int64)
         ok = combo >= 0
-        pairs[ok] = np.stack([istart[combo[ok]], info[combo[ok], LEAST], info[combo[ok], FIRST_I],
-                              info[combo[ok], RAD]], axis=1)
+        pairs[ok] = np.stack([istart[combo[ok]], info[combo[ok], LEAST], info[combo[ok], RAD]],
+                             axis=1)
+        sets = np.arange(1 << nn, dtype=np.int64)
+        size = np.zeros_like(sets)
+        colex = np.zeros_like(sets)
+        for cell in range(nn):  # a set's colex rank: C(cell, j) for its j-th cell (from 1)
+            bit = (sets >> cell) & 1
+            size += bit
+            colex += bit * np.array([math.comb(cell, j) for j in range(nn + 1)])[size]
+        bymask = index[first_i[size] + colex]
         header = np.zeros(ISTART, dtype=np.int64)
-        parts = [istart, info.ravel(), index, rank, combo, pairs.ravel()]
+        parts = [istart, info.ravel(), index, rank, combo, pairs.ravel(), bymask]
         at = np.cumsum([ISTART] + [p.size for p in parts])
-        header[[NBLOCKS, INFO, PLACE, XRANK, COMBO, PAIRS]] = (nb, *at[1:6])
+        header[[NBLOCKS, INFO, PLACE, XRANK, COMBO, PAIRS, BYMASK]] = (nb, *at[1:7])
         return np.concatenate([header] + parts)
 
     def tiers(self) -> list[Tier]:
