@@ -175,7 +175,8 @@ NUMBERED_CELLS = 16  # 5x5 would hold tables of 2^25 sets (0.3 GB) for a game no
 # `num`, ctx[3], one array (each array an inlined rule takes out of ctx costs reference
 # counts: the tables as five arrays made Quixo's indexed children 250 ns a position
 # slower than its canonical ones): a header, each combination's first index, its facts,
-# then the place of each X set among the least ones, the inverse, and combination ids.
+# then the place of each X set among the least ones, the inverse, combination ids, each
+# count pair's facts (PAIRS) and the place of each X set by the set itself (BYMASK).
 NBLOCKS, INFO, PLACE, XRANK, COMBO, PAIRS, BYMASK = range(7)
 ISTART = 8  # num[ISTART + c]: combination c's first index (and the total after the last)
 RAD, XS, OS, LEAST, FIRST_R, FIRST_I = range(6)  # a combination's facts, at INFO + 6c
