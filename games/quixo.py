@@ -49,7 +49,7 @@ from games.pushing import (
     push_table,
 )
 from hashing import HashContext
-from hashing.generic import colex_parts, masks_of_ranks, popcount, unrank_masks
+from hashing.generic import colex_parts, masks_of_ranks, popcount, subset_places, unrank_masks
 from hashing.jit import njit
 from hashing.orbits import least_set_tables
 
@@ -324,14 +324,7 @@ class Quixo(Game):
         ok = combo >= 0
         pairs[ok] = np.stack([istart[combo[ok]], info[combo[ok], LEAST], info[combo[ok], RAD]],
                              axis=1)
-        sets = np.arange(1 << nn, dtype=np.int64)
-        size = np.zeros_like(sets)
-        colex = np.zeros_like(sets)
-        for cell in range(nn):  # a set's colex rank: C(cell, j) for its j-th cell (from 1)
-            bit = (sets >> cell) & 1
-            size += bit
-            colex += bit * np.array([math.comb(cell, j) for j in range(nn + 1)])[size]
-        bymask = index[first_i[size] + colex]
+        bymask = index[subset_places(nn)]  # index is by size, then colex rank
         header = np.zeros(ISTART, dtype=np.int64)
         parts = [istart, info.ravel(), index, rank, combo, pairs.ravel(), bymask]
         at = np.cumsum([ISTART] + [p.size for p in parts])

@@ -253,6 +253,18 @@ def _subsets(ncells: int) -> np.ndarray:
 
 
 @functools.cache
+def subset_places(ncells: int) -> np.ndarray:
+    """place[mask]: the mask's place among every subset of ncells <= TABLE_CELLS cells in
+    `_subsets`' order (by size, then colex rank), so a table kept in that order (a
+    numbering's per-size tables, concatenated) is read by the set itself, with no rank
+    computed first."""
+    order = _subsets(ncells)[ncells + 1:]
+    place = np.empty(order.size, dtype=np.int64)
+    place[order] = np.arange(order.size, dtype=np.int64)
+    return place
+
+
+@functools.cache
 def _nibble_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """pop[q]: bits of the nibble q; pext[f * 16 + q]: the bits of q at f's set bits,
     packed low (a software pext, four bits per lookup), and pdep its inverse."""

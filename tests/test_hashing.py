@@ -20,6 +20,7 @@ from hashing.generic import (
     pext,
     rank,
     rank_masks,
+    subset_places,
     unrank,
     unrank_arrangement,
 )
@@ -321,6 +322,20 @@ def test_pext_pdep(ncells):
     ms[:100] = full
     ms[100:200] = 0
     assert _bits_mismatches(meta, xs, ms) == 0
+
+
+@pytest.mark.parametrize("ncells", [1, 7, 12])
+def test_subset_places_order_by_size_then_colex_rank(ncells):
+    """Every subset's place against itertools: the sets of each size in colex order (the
+    sum of C(cell, its 1-based index)), sizes from 0 up."""
+    expected = {}
+    for k in range(ncells + 1):
+        ranked = sorted(itertools.combinations(range(ncells), k),
+                        key=lambda c: sum(math.comb(cell, j + 1) for j, cell in enumerate(c)))
+        for c in ranked:
+            expected[sum(1 << cell for cell in c)] = len(expected)
+    place = subset_places(ncells)
+    assert place.tolist() == [expected[m] for m in range(1 << ncells)]
 
 
 @pytest.mark.parametrize("men", [3, 6])
