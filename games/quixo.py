@@ -175,9 +175,9 @@ NUMBERED_CELLS = 16  # 5x5 would hold tables of 2^25 sets (0.3 GB) for a game no
 # `num`, ctx[3], one array (each array an inlined rule takes out of ctx costs reference
 # counts: the tables as five arrays made Quixo's indexed children 250 ns a position
 # slower than its canonical ones): a header, each combination's first index, its facts,
-# then the place of each X set among the least ones, the inverse, combination ids, each
-# count pair's facts (PAIRS) and the place of each X set by the set itself (BYMASK).
-NBLOCKS, INFO, PLACE, XRANK, COMBO, PAIRS, BYMASK = range(7)
+# then the place of each X set among the least ones, the inverse, each count pair's facts
+# (PAIRS) and the place of each X set by the set itself (BYMASK).
+NBLOCKS, INFO, PLACE, XRANK, PAIRS, BYMASK = range(6)
 ISTART = 8  # num[ISTART + c]: combination c's first index (and the total after the last)
 RAD, XS, OS, LEAST, FIRST_R, FIRST_I = range(6)  # a combination's facts, at INFO + 6c
 P_START, P_LEAST, P_RAD = range(3)  # a count pair's, at PAIRS + 3 (x (nn + 1) + o)
@@ -326,9 +326,9 @@ class Quixo(Game):
                              axis=1)
         bymask = index[subset_places(nn)]  # index is by size, then colex rank
         header = np.zeros(ISTART, dtype=np.int64)
-        parts = [istart, info.ravel(), index, rank, combo, pairs.ravel(), bymask]
+        parts = [istart, info.ravel(), index, rank, pairs.ravel(), bymask]
         at = np.cumsum([ISTART] + [p.size for p in parts])
-        header[[NBLOCKS, INFO, PLACE, XRANK, COMBO, PAIRS, BYMASK]] = (nb, *at[1:7])
+        header[[NBLOCKS, INFO, PLACE, XRANK, PAIRS, BYMASK]] = (nb, *at[1:6])
         return np.concatenate([header] + parts)
 
     def tiers(self) -> list[Tier]:
