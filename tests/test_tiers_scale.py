@@ -222,6 +222,21 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     assert small.used == dense.nbytes
 
 
+def test_a_chunk_too_big_to_cache_drops_its_older_copy():
+    """A newer copy that does not fit must not leave the older one to be read: a tight
+    --memory once wrote complete databases of stale values this way (issue 44)."""
+    rng = np.random.default_rng(6)
+    sparse = np.zeros(1 << 16, np.uint8)
+    sparse[:100] = 1
+    dense = rng.integers(1, 200, 1 << 16).astype(np.uint8)
+    held = cache.ChunkCache(dense.nbytes // 2)  # a packed sparse chunk fits, a dense one not
+    held.put(("value", 0), sparse)
+    assert ("value", 0) in held
+    held.put(("value", 0), dense)
+    assert ("value", 0) not in held and held.get(("value", 0)) is None
+    assert held.used == 0
+
+
 def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path, monkeypatch):
     """Tasks a quarter chunk wide: every chunk is shared, and each must still leave the
     cache once the last task that reads it is solved (and the bytes stay the dfs ones)."""

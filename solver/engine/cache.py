@@ -160,9 +160,9 @@ class ChunkCache:
             got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size)
         else:
             got = x.copy()
+        self.drop(key)  # an older copy must never outlive a newer write, kept or not
         if _nbytes(got) > self.capacity:
             return
-        self.drop(key)
         self.data[key] = got
         self.used += _nbytes(got)
         while self.used > self.capacity:
