@@ -237,6 +237,25 @@ def test_a_chunk_too_big_to_cache_drops_its_older_copy():
     assert held.used == 0
 
 
+def test_the_write_queue_holds_at_most_its_bytes_and_always_one_job():
+    """Queued writes keep their arrays: the queue is bounded by their bytes (the share of
+    the budget the manager gives it), yet a job larger than that still runs."""
+    import threading
+
+    gate = threading.Event()
+    w = cache.Writer(depth=8, capacity=100)
+    seen = []
+    w.submit(lambda a: (gate.wait(5), seen.append(a.nbytes)), np.zeros(80, np.uint8))
+    assert len(w.pending) == 1 and w.held == 80
+    gate.set()
+    w.submit(lambda a: seen.append(a.nbytes), np.zeros(80, np.uint8))  # waits for the first
+    assert len(w.pending) == 1 and w.held == 80
+    w.submit(lambda a: seen.append(a.nbytes), np.zeros(500, np.uint8))  # alone, too large
+    assert len(w.pending) == 1 and w.held == 500
+    w.close()
+    assert seen == [80, 80, 500] and w.held == 0
+
+
 def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path, monkeypatch):
     """Tasks a quarter chunk wide: every chunk is shared, and each must still leave the
     cache once the last task that reads it is solved (and the bytes stay the dfs ones)."""

@@ -189,15 +189,19 @@ class Writer:
     solve never claims an unwritten task; and the first write that fails ends the queue:
     no job after it runs, so no task whose bytes did not reach the store is recorded, and
     the error is raised to the solve at its next submit or wait (a full disk stops the
-    solve at once, resumable from the tasks before it)."""
+    solve at once, resumable from the tasks before it).
 
-    def __init__(self, depth: int = 8):
+    A queued write holds its caller's arrays until it runs, so the queue is bounded by
+    their bytes (`capacity`, the share of the budget the manager gives it) as well as by
+    `depth` jobs; one job is always let in, however large."""
+
+    def __init__(self, depth: int = 8, capacity: int = 1 << 62):
         from collections import deque
         from concurrent.futures import ThreadPoolExecutor
 
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="gsolve-write")
         self.pending: deque = deque()
-        self.depth = depth
+        self.depth, self.capacity, self.held = depth, capacity, 0
         self.queued: dict = {}  # (array name, chunk) -> writes queued
         self.error: BaseException | None = None  # the first failure: nothing runs after
 
@@ -213,13 +217,17 @@ class Writer:
     def submit(self, fn, *args, keys=()) -> None:
         if self.error is not None:
             raise self.error
-        while len(self.pending) >= self.depth:
+        size = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+        while self.pending and (len(self.pending) >= self.depth
+                                or self.held + size > self.capacity):
             self._finish(*self.pending.popleft())
         for k in keys:
             self.queued[k] = self.queued.get(k, 0) + 1
-        self.pending.append((self.pool.submit(self._run, fn, args), keys))
+        self.held += size
+        self.pending.append((self.pool.submit(self._run, fn, args), keys, size))
 
-    def _finish(self, future, keys) -> None:
+    def _finish(self, future, keys, size) -> None:
+        self.held -= size
         try:
             future.result()
         finally:

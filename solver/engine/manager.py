@@ -62,6 +62,7 @@ def paged_note(game: Game, p: Plan, progress: Progress) -> None:
 
 
 # -- running ------------------------------------------------------------------------------
+QUEUE = 256 << 20  # the most bytes of writes queued behind a single-process solve
 def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
     """Whether a tiered solve with these options runs its tasks on a Dask cluster."""
     return workers > 1 or scheduler is not None
@@ -216,8 +217,11 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                progress: Progress, limit: int, cache_bytes: int, run: dict | None,
                donor=None) -> None:
     pause = tier_pause()  # lets tests interrupt a solve
-    cache = ChunkCache(cache_bytes)
-    writer = None if pause else Writer()  # tests that interrupt a solve write in line
+    # what the budget leaves beside the largest task: a quarter (up to QUEUE) for the
+    # writes queued behind the solve, the rest for the chunk cache
+    queue = min(QUEUE, max(0, cache_bytes) // 4)
+    cache = ChunkCache(cache_bytes - queue)
+    writer = None if pause else Writer(capacity=queue)  # tests that interrupt write in line
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
     try:
         _run_tasks(game, group, cache, writer, p, record, progress, limit, pause,
