@@ -183,8 +183,9 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     path = group_path(root, game)
     if not force:
         try:
-            db = Database(path, game)
+            db = Database(path, game)  # the checks a query makes on open, and more:
             db.check_all_chunks()  # "already solved" only for a database that reads back
+            db.check_start()  # and whose start decodes as the summary says
             if db.symmetric != game.symmetry:
                 raise _OtherSymmetry
             return _result(game, path, db.attrs, True,

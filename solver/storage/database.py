@@ -17,14 +17,17 @@ once its `complete` attribute is set.
 Damage is never read as data: every chunk carries a crc32c checksum (a flipped or cut
 chunk fails to decode), and the attribute `chunks` records which chunk files each array
 had when the database was sealed, so a missing chunk is an error, not zeros (zarr reads a
-missing chunk as its fill value). Opening checks what is cheap (attributes, format, the
-chunk listing against the record); reading a chunk checks its checksum; `gsolve verify`
-checks the rest.
+missing chunk as its fill value). The attributes readers trust and the arrays' metadata
+are sealed too, by a digest (`attributes_digest`), so an edited count, start or chunk
+shape is an error, not an answer. Opening checks what is cheap (attributes and their
+digest, format, the chunk listing against the record); reading a chunk checks its
+checksum and digest; `gsolve verify` checks the rest.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -34,12 +37,16 @@ import numpy as np
 from games.base import Game, GsolveError
 from solver import __version__  # the version: not importlib.metadata (15 ms)
 from solver.storage import stores
-from solver.storage.index import KINDS, numbered_game, numbering, read_index, write_index
+from solver.storage.index import INDEX, KINDS, numbered_game, numbering, read_index, write_index
 from solver.storage.stores import Location
 
 # 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
-# a missing chunk read as zeros)
-FORMAT = 2
+# a missing chunk read as zeros); chunk digests when written after they came.
+# 3: the chunk digests always, and the attributes readers trust with the arrays' metadata
+# sealed by `attributes_digest`. Format 2 still reads as before (its attributes unbound):
+# databases of tens of GB stay usable; a format 3 one without either digest is damaged.
+FORMAT = 3
+FORMATS_READ = (2, 3)
 CHUNK = 1 << 20
 # bump when what a partial (tiered) store keeps between runs changes meaning: a resume
 # then starts over instead of misreading it
@@ -155,10 +162,42 @@ def chunk_digest(game: Game, name: str, c: int, crc: bytes) -> int:
     return int(google_crc32c.value(where + bytes(crc))) or 1
 
 
+ATTRIBUTES_DIGEST = "attributes_digest"  # the digest of BOUND and the arrays' metadata
+# the attributes readers trust (what "already solved" prints, how the arrays are numbered,
+# what the chunks and their digests are), sealed by ATTRIBUTES_DIGEST; the others (times,
+# runs, version) are the solve's story, not answers
+BOUND = ("format", "game", "variant", "variant_key", "hash_size", "index", "stored",
+         "index_digest", "symmetry", "method", "positions", "values", "start_value",
+         "start_remoteness", "max_remoteness", "chunks", "digests")
+
+
+def bound_arrays(attrs: dict) -> tuple[str, ...]:
+    """The arrays whose metadata (shape, chunks, type, fill) ATTRIBUTES_DIGEST binds."""
+    return (*ARRAYS, DIGESTS, *((INDEX,) if attrs.get("index") == "canonical" else ()))
+
+
+def attributes_digest(game: Game, attrs: dict, arrays: dict, digests: np.ndarray) -> str:
+    """SHA-256 of a canonical JSON of the BOUND attributes (those present), the metadata of
+    `arrays` (name to zarr array: the remoteness type among it) and the chunk digests'
+    bytes, bound to the game and variant like chunk_digest: an edited attribute, a changed
+    chunk shape or a database copied from another variant fails it."""
+    meta = {n: {"shape": [int(x) for x in a.shape], "chunks": [int(x) for x in a.chunks],
+                "dtype": np.dtype(a.dtype).name, "fill_value": int(a.fill_value)}
+            for n, a in arrays.items()}
+    body = {"attributes": {k: attrs[k] for k in BOUND if k in attrs}, "arrays": meta,
+            "digests": hashlib.sha256(np.ascontiguousarray(digests, "<u4").tobytes()
+                                      ).hexdigest()}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False)
+    return hashlib.sha256(f"{game.name}/{game.variant_key}:{text}".encode()).hexdigest()
+
+
 def seal(path: Location, group, game: Game, names: tuple[str, ...] = ARRAYS) -> None:
     """Record which chunk files each array has (zarr writes no file for a chunk of zeros),
     so that a chunk file lost later is noticed on open, and each one's digest (the array
-    DIGESTS, names x chunks), so one that is not where it was written is noticed on read."""
+    DIGESTS, names x chunks), so one that is not where it was written is noticed on read;
+    then the format and, last, ATTRIBUTES_DIGEST over what a reader will read back, so an
+    attribute or an array's metadata changed later is noticed on open."""
     present = {n: present_chunks(path / n) for n in names}
     nchunks = -(-group[names[0]].shape[0] // group[names[0]].chunks[0])
     digests = np.zeros(len(names) * nchunks, np.uint32)
@@ -167,8 +206,13 @@ def seal(path: Location, group, game: Game, names: tuple[str, ...] = ARRAYS) -> 
             crc = stores.tail_bytes(path / n / "c" / str(c), 4)
             digests[k * nchunks + c] = chunk_digest(game, n, c, crc)
     create_array(group, DIGESTS, digests.shape, np.uint32, overwrite=True)[:] = digests
-    group.update_attributes({"chunks": {n: _runs(present[n]) for n in names},
+    group.update_attributes({"format": FORMAT, "chunks": {n: _runs(present[n]) for n in names},
                              "digests": True})
+    stored = stores.open_group(path, "r")  # the attributes and metadata as stored
+    attrs = dict(stored.attrs)
+    arrays = {n: stored[n] for n in bound_arrays(attrs)}
+    group.update_attributes({ATTRIBUTES_DIGEST: attributes_digest(game, attrs, arrays,
+                                                                  digests)})
 
 
 def chunk_damage(path: Location, attrs: dict, chunk: int,
@@ -295,8 +339,11 @@ class Database:
                                 f"which {game.name} no longer declares")
         self._chunk = self.value_array.chunks[0]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._check_layout()
         self.digests = None  # chunk digests, names x chunks (older databases have none)
-        if attrs.get("digests"):
+        # (the array read where it is, whatever the attribute says: a renamed attribute
+        # never unbinds the chunks)
+        if attrs.get("digests") or (path / DIGESTS / "zarr.json").exists():
             try:
                 self.digests = group[DIGESTS][:].reshape(len(ARRAYS), -1)
             except Exception as e:
@@ -304,6 +351,14 @@ class Database:
                                    ) from None
             if self.digests.shape[1] != self.nchunks:
                 raise self.damaged("its chunk digests do not match its size")
+        self.sealed_digest = None  # ATTRIBUTES_DIGEST of what is stored (format 3)
+        if attrs.get("format") == 3 and self.digests is not None:
+            try:
+                arrays = {n: group[n] for n in bound_arrays(attrs)}
+                self.sealed_digest = attributes_digest(game, attrs, arrays, self.digests)
+            except Exception as e:
+                raise self.damaged(f"its arrays' metadata does not read ({type(e).__name__}: "
+                                   f"{e})") from None
         from solver.storage.chunkio import chunk_array
 
         self._chunked = [chunk_array(self.value_array), chunk_array(self.remoteness_array)]
@@ -320,6 +375,19 @@ class Database:
                     f"`gsolve {command(game, path)} --force`")
             raise self.damaged(text)
 
+    def _check_layout(self) -> None:
+        """What any format's arrays must be for a chunk to decode as the solve wrote it:
+        both chunked alike, value uint8, remoteness unsigned (an array's zarr.json edited
+        would otherwise fail only the read of a chunk, after "already solved")."""
+        v, r = self.value_array, self.remoteness_array
+        if v.chunks != r.chunks or not 0 < self._chunk <= max(1, self.size):
+            raise self.damaged(f"its arrays' chunk shapes ({v.chunks[0]:,} positions a chunk "
+                               f"of value, {r.chunks[0]:,} of remoteness) are not the ones "
+                               "solved")
+        if v.dtype != np.uint8 or np.dtype(r.dtype).kind != "u":
+            raise self.damaged(f"its arrays' types (value {v.dtype}, remoteness {r.dtype}) "
+                               "are not the ones solved")
+
     def _cheap_problems(self) -> list[tuple[str, str, int]]:
         """(kind, text, chunk index or -1) for what the attributes and one listing per
         array show wrong."""
@@ -327,16 +395,33 @@ class Database:
         if not attrs.get("complete"):
             out.append(("unfinished", "it is unfinished (no `complete` attribute)", -1))
         fmt = attrs.get("format")
-        if fmt != FORMAT:
-            out.append(("format", f"has format {fmt}, written by an older gsolve (this one "
-                                  f"reads format {FORMAT}: checksummed chunks)", -1))
+        if fmt not in FORMATS_READ:
+            newer = isinstance(fmt, int) and not isinstance(fmt, bool) and fmt > FORMAT
+            out.append(("format", f"has format {fmt}, written by "
+                                  f"{'a newer' if newer else 'an older'} gsolve (this one "
+                                  f"reads formats {' and '.join(map(str, FORMATS_READ))}: "
+                                  "checksummed chunks)", -1))
             return out
         for name, arr in (("value", self.value_array), ("remoteness", self.remoteness_array)):
             if not has_checksums(arr):
                 out.append(("damage", f"{name} has no chunk checksums", -1))
+        if fmt == 3 and (self.digests is None or attrs.get("digests") is not True):
+            out.append(("damage", "it lacks its chunk digests (the attribute `digests` or "
+                                  "the array), which every format 3 database has", -1))
         n = self.size
         for name, c, what in chunk_damage(self.path, attrs, self._chunk):
             out.append(("damage", _describe_chunk(name, c, self._chunk, n, what), c))
+        if fmt == 3 and self.digests is not None:
+            want = attrs.get(ATTRIBUTES_DIGEST)
+            if not want:
+                out.append(("damage", f"it has no digest of its attributes (attribute "
+                                      f"`{ATTRIBUTES_DIGEST}`, which every format 3 "
+                                      "database has)", -1))
+            elif want != self.sealed_digest:
+                out.append(("damage", "its attributes or its arrays' metadata are not the "
+                                      "ones sealed (a count, the start, the chunk record or "
+                                      "an array's shape, chunks or type changed since the "
+                                      "solve)", -1))
         return out
 
     def damaged(self, what: str, chunk: int = -1, word: str = "damaged") -> DamagedDatabase:
@@ -436,6 +521,22 @@ class Database:
             v, r = self._block(c)
             yield c * self._chunk, v, r
             self._cache.pop(c, None)
+
+    def check_start(self) -> None:
+        """Decode the start's chunks and compare its value and remoteness with the
+        attributes "already solved" prints: DamagedDatabase when they differ (a decode
+        failing is one too, like a query's)."""
+        from games.base import VALUE_WORDS, shown_remoteness
+
+        v, r = self.lookup(self.game.start)
+        if v not in (1, 2, 3, 4):
+            raise self.damaged(f"its start position holds value code {v}, not a solved one")
+        got = {"start_value": VALUE_WORDS[v],
+               "start_remoteness": shown_remoteness(v, r, self.game.puzzle)}
+        for key, have in got.items():
+            if self.attrs.get(key) != have:
+                raise self.damaged(f"its attribute {key} is {self.attrs.get(key)!r}, the "
+                                   f"start position it stores has {have!r}")
 
     def check_all_chunks(self) -> None:
         """Check the checksum of every chunk file (their compressed bytes, not decoded):

@@ -12,6 +12,7 @@ from solver.storage.database import (
     ARRAYS,
     CHUNK,
     FORMAT,
+    FORMATS_READ,
     PARTIAL_FORMAT,
     DatabaseError,
     command,
@@ -48,7 +49,10 @@ class PartialStore:
             try:
                 group = stores.open_group(self.path, "r+")
                 attrs = dict(group.attrs)
-                if all(attrs.get(k) == v for k, v in ident.items()):
+                # (`format` is the database's, which seal writes: a store begun under
+                # format 2 holds the same arrays and is finished as this one)
+                if all(attrs.get(k) == v for k, v in ident.items() if k != "format") \
+                        and attrs.get("format") in FORMATS_READ:
                     group["value"], group["remoteness"]  # noqa: B018 - both must open
                     self.group = group
             except Exception:
