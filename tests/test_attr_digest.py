@@ -53,13 +53,13 @@ def attrs_of(path):
 
 
 def refused(capsys, root, *cmd, what="damaged database"):
-    """Every command of `cmd` exits 2 with one line on stderr naming the database, `what`,
+    """Every command of `cmd` exits 2 with one line on stderr naming the game, `what`,
     verify and --force, and prints nothing (no "already solved")."""
     for args in cmd:
         code, out, err = run(capsys, *args, "--db", str(root))
         assert code == 2 and out == "", (args, out, err)
         assert err.count("\n") == 1 and err.startswith("gsolve: error: "), err
-        assert what in err and str(root) in err, err
+        assert what in err and "connect4" in err, err  # (a long path is shortened)
         if what == "damaged database":
             assert "gsolve verify connect4" in err and "--force" in err, err
     return err
