@@ -149,7 +149,13 @@ def _print_tiers(report: dict) -> None:
 @json_option
 @click.option("--show", default=10, show_default=True, metavar="N",
               help="Detail at most N problems.")
-def verify(game, variant, db, as_json, show):
+@click.option("--memory", type=click.FloatRange(min=0.01), default=None, metavar="GiB",
+              help="What the check may hold (default: most of what is available): the "
+                   "whole database when it fits, else a task of tiers at a time.")
+@click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Quick check: N random stored positions, the start and its moves, each "
+                   "re-derived from its children's records (no reachability, no counts).")
+def verify(game, variant, db, as_json, show, memory, sample):
     """Check a solved database against the game's rules: re-derive every stored position
     from its children, check reachability, the counts and rank/unrank. Exit 0 when
     sound, 1 when not."""
@@ -162,7 +168,9 @@ def verify(game, variant, db, as_json, show):
     g = get_game(game, variant)
     progress = for_command(f"verify {g.name} {g.variant_key}", as_json)
     try:
-        report = run_verify(g, db, progress, show=max(0, show))
+        report = run_verify(g, db, progress, show=max(0, show),
+                            memory=int(memory * (1 << 30)) if memory else None,
+                            positions=sample)
     finally:
         progress.close()
     if as_json:
@@ -170,15 +178,29 @@ def verify(game, variant, db, as_json, show):
     elif report.sound:
         click.echo(f"{g.name} {g.variant_key}: sound ({report.database})")
         canonical = "canonical positions " if report.symmetry else ""
-        rows = [
-            ("positions", f"{report.reachable:,} {canonical}reachable from the start, each "
-                          "stored and re-derived from its children"),
-            ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
-            ("chunks", f"{report.chunks:,} per array read, checksums good"),
-            ("attributes", "counts, start and largest remoteness match the arrays"),
-            ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
-            ("time", f"{report.seconds:.2f} s"),
-        ]
+        if report.mode == "sample":
+            rows = [
+                ("positions", f"{report.derived:,} stored {canonical}positions (the start, its "
+                              "moves and a random sample) re-derived from their children"),
+                ("chunks", f"{report.chunks:,} per array read, checksums good"),
+                ("attributes", "start matches the arrays"),
+                ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
+                ("not checked", "reachability, empty slots and counts: `gsolve verify "
+                                f"{command(g, location(report.database))}` checks them"),
+            ]
+        else:
+            rows = [
+                ("positions", f"{report.reachable:,} {canonical}reachable from the start, each "
+                              "stored and re-derived from its children"),
+                ("other slots", f"{report.slots - report.reachable:,} unreachable, all empty"),
+                ("chunks", f"{report.chunks:,} per array read, checksums good"),
+                ("attributes", "counts, start and largest remoteness match the arrays"),
+                ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
+            ]
+        if report.mode == "tiers":
+            rows.insert(3, ("tiers", f"{report.tasks:,} tasks checked one at a time, parents "
+                                     f"first, within {report.memory / (1 << 30):,.2f} GiB"))
+        rows.append(("time", f"{report.seconds:.2f} s"))
         for k, v in rows:
             click.echo(f"  {k:<12} {v}")
     else:

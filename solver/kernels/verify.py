@@ -1,6 +1,12 @@
 """Verify kernels: re-derive a stored database from the game's rules.
 
-`mark` holds one byte per hash slot: 0 not reached, 1 reached and not yet expanded, 2
+Three sets: the whole database in memory (`sweep`, `count_problems`, `first_problems`), a
+task of tiers at a time (`expand`, `settle`, `count_codes`, `list_codes`, `tally`), and
+listed positions (`children_of`, `check_picks`: `gsolve verify --sample` and a solve's
+check of itself). All re-derive a position by the solvers' own rules (`combine`, or its
+fold over pages, `child_key`).
+
+Whole: `mark` holds one byte per hash slot: 0 not reached, 1 reached and not yet expanded, 2
 expanded and consistent, 3 expanded and NOT consistent with its children. A sweep expands
 the reached positions of a block: it marks their children reached and re-derives the
 position from the stored records of its children (DESIGN.md rules, the solvers' own
@@ -12,12 +18,15 @@ and a position expanded twice is derived twice, the same way).
 import numpy as np
 from numba import njit
 
-from solver.kernels.records import SHIFT, VALUE_MASK, combine
+from solver.kernels.records import DRAW, LOSE, SHIFT, TIE, VALUE_MASK, WIN, combine
 
+game_expand = None  # bound by codegen.py: primitive and children in one call
 game_primitive = game_children = game_parents = None  # bound by codegen.py
 
 # what is wrong with a position (codes of `problem`)
 OK, NOT_STORED, NOT_REACHABLE, BAD_CODE, BAD_PRIMITIVE, BAD_DERIVED, DIRTY_SLOT = range(7)
+UNEXPANDED = 7  # (a task) reached, never expanded: a move to a tier not below it
+CHILD_NOT_STORED = 8  # (listed positions) a move from a stored position to an empty slot
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -124,3 +133,288 @@ def first_problems(ctx, value, rem, mark, lo, hi, puzzle, max_children, scratch_
         k += 1
     return k
 
+
+
+# -- a task of tiers at a time -------------------------------------------------------------
+# A task's own range [a, b) is held as value `ov`, remoteness `orr`, a mark `om` and a fold
+# `acc` per position; the slots its moves reach outside it (its child tiers) come a page at
+# a time: hash intervals [pstart, pstop) laid end to end at poff in `pv`, `pr` and the
+# page's reach marks `pm` (pushed to the store of marks after the page). `om`: 0 not
+# reached, 1 reached, EXPANDED / PRIM once expanded, then (settle) GOOD, BAD or BAD_PRIM.
+EXPANDED, PRIM, GOOD, BAD, BAD_PRIM = 2, 4, 2, 3, 5
+
+# combine() is a min over child keys; `acc` folds the same order over pages in an int32:
+# LOSE by remoteness, TIE by remoteness, DRAW, WIN from the longest (puzzles: WIN by
+# remoteness, then any other value); -1 (a child not stored, or no value) sticks.
+KEYS = np.int32(1 << 28)
+NO_CHILD = np.int32(4 << 28)  # no child seen: a loss now (as combine with no children)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def child_key(v, r, puzzle):
+    r = min(np.int64(r), np.int64(KEYS) - 1)
+    k = np.int64(KEYS)
+    if puzzle:
+        if v == WIN:
+            return np.int32(r)
+        if v == LOSE or v == TIE or v == DRAW:
+            return np.int32(2 * k)
+        return np.int32(-1)
+    if v == LOSE:
+        return np.int32(r)
+    if v == TIE:
+        return np.int32(k + r)
+    if v == DRAW:
+        return np.int32(2 * k)
+    if v == WIN:
+        return np.int32(3 * k + (k - 1 - r))
+    return np.int32(-1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def key_record(key, puzzle):
+    """The record (value | remoteness << SHIFT) a folded key gives; 0 when unknown."""
+    key = np.int64(key)
+    k = np.int64(KEYS)
+    if key < 0:
+        return np.int64(0)
+    if puzzle:
+        return WIN | ((key + 1) << SHIFT) if key < 2 * k else np.int64(LOSE)
+    if key < k:
+        return WIN | ((key + 1) << SHIFT)
+    if key < 2 * k:
+        return TIE | ((key - k + 1) << SHIFT)
+    if key == 2 * k:
+        return np.int64(DRAW)
+    if key < 4 * k:
+        return LOSE | ((k - 1 - (key - 3 * k) + 1) << SHIFT)
+    return np.int64(LOSE)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _inside(c, gstart, gstop):
+    """Whether hash c lies in one of the sorted intervals [gstart, gstop)."""
+    s = np.searchsorted(gstart, c, side="right") - 1
+    return s >= 0 and c < gstop[s]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _at(c, pstart, pstop, poff):
+    """Page index of hash c, -1 when the page does not hold it."""
+    s = np.searchsorted(pstart, c, side="right") - 1
+    if s < 0 or c >= pstop[s]:
+        return -1
+    return poff[s] + c - pstart[s]
+
+
+@njit(cache=True, nogil=True)
+def expand(ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv, pr, pm, err,
+           lo, hi, tlo, thi, first, puzzle, max_children, scratch_size):
+    """`first`: expand the reached positions of [lo, hi) (a primitive is only marked), marking
+    their children reached (in the task, and in the page), folding the keys of those in
+    the task and the page into `acc`; returns the new marks inside [tlo, thi). Otherwise:
+    fold and mark the children in the page of every expanded position. A child in no
+    interval of [gstart, gstop) (the task's own range and child tiers) sets err[0] to its
+    parent + 1: the game's tier list is wrong.
+
+    Marks are set by any thread only from 0 (a position marked twice is expanded twice, and
+    folds the same keys again); `acc` of a position only by the thread expanding it."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    new = 0
+    for h in range(lo, hi):
+        i = h - a
+        m = om[i]
+        if first:
+            if m != 1:
+                continue
+            n = game_expand(ctx, h, out, moves, scratch)
+            if n < 0:
+                acc[i] = -n
+                om[i] = PRIM
+                continue
+            om[i] = EXPANDED
+        elif m != EXPANDED:
+            continue
+        else:
+            n = game_children(ctx, h, out, moves, scratch)
+        best = acc[i]
+        for j in range(n):
+            c = out[j]
+            if a <= c < b:
+                if first:
+                    if om[c - a] == 0:
+                        om[c - a] = 1
+                        if tlo <= c < thi:
+                            new += 1
+                    best = min(best, child_key(ov[c - a], orr[c - a], puzzle))
+                continue
+            w = _at(c, pstart, pstop, poff)
+            if w >= 0:
+                if pm[w] == 0:
+                    pm[w] = 1
+                best = min(best, child_key(pv[w], pr[w], puzzle))
+            elif first and not _inside(c, gstart, gstop):
+                err[0] = h + 1
+        acc[i] = best
+    return new
+
+
+@njit(cache=True, nogil=True)
+def settle(om, ov, orr, acc, a, lo, hi, puzzle):
+    """After every page: each expanded position of [lo, hi) against what its children (a
+    primitive: the game) give; `acc` becomes that record, `om` GOOD, BAD or BAD_PRIM."""
+    for h in range(lo, hi):
+        i = h - a
+        m = om[i]
+        if m == EXPANDED:
+            want = key_record(acc[i], puzzle)
+        elif m == PRIM:
+            want = np.int64(acc[i])
+        else:
+            continue
+        acc[i] = want
+        v = ov[i]
+        ok = v == 0 or want == 0 or matches(want, v, orr[i])
+        om[i] = GOOD if ok else (BAD if m == EXPANDED else BAD_PRIM)
+    return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def code(om, ov, orr, i):
+    """The problem code of own slot i after `settle` (OK when none)."""
+    m = om[i]
+    v = ov[i]
+    if m == 0:
+        if v != 0:
+            return NOT_REACHABLE
+        if orr[i] != 0:
+            return DIRTY_SLOT
+        return OK
+    if m == 1:
+        return UNEXPANDED
+    if v == 0:
+        return NOT_STORED
+    if v > 4:
+        return BAD_CODE
+    if m == BAD:
+        return BAD_DERIVED
+    if m == BAD_PRIM:
+        return BAD_PRIMITIVE
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def count_codes(om, ov, orr, a, lo, hi):
+    bad = 0
+    for h in range(lo, hi):
+        if code(om, ov, orr, h - a) != OK:
+            bad += 1
+    return bad
+
+
+@njit(cache=True, nogil=True)
+def list_codes(om, ov, orr, acc, a, lo, hi, found, codes, wanted):
+    """The first len(found) problem slots of [lo, hi): hash, code, the record its
+    children (or the game) give. Returns how many."""
+    k = 0
+    for h in range(lo, hi):
+        if k == found.shape[0]:
+            break
+        c = code(om, ov, orr, h - a)
+        if c == OK:
+            continue
+        found[k] = h
+        codes[k] = c
+        wanted[k] = acc[h - a] if c == BAD_DERIVED or c == BAD_PRIMITIVE else 0
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def tally(value, rem, counts, puzzle):
+    """Count value codes into counts[0:256]; return the largest remoteness of a win, tie or
+    (not a puzzle) loss."""
+    longest = 0
+    for i in range(value.shape[0]):
+        v = value[i]
+        counts[v] += 1
+        if v == WIN or v == TIE or (v == LOSE and not puzzle):
+            longest = max(longest, np.int64(rem[i]))
+    return longest
+
+
+@njit(cache=True, nogil=True)
+def count_values(value, counts):
+    for i in range(value.shape[0]):
+        counts[value[i]] += 1
+    return 0
+
+
+# -- listed positions ----------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def children_of(ctx, hs, out, max_children, scratch_size):
+    """The children of each position of hs (a primitive has none), end to end in `out`
+    (len(hs) * max_children long); returns how many."""
+    o = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    k = 0
+    for i in range(hs.shape[0]):
+        h = hs[i]
+        if game_primitive(ctx, h, scratch) != 0:
+            continue
+        n = game_children(ctx, h, o, moves, scratch)
+        for j in range(n):
+            out[k] = o[j]
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def check_picks(ctx, hs, keys, kv, kr, puzzle, max_children, scratch_size, codes, wanted,
+                child):
+    """Each position of hs against the records of its children: `keys` (sorted) holds hs
+    and every child, with records kv, kr. codes[i] is its problem code (CHILD_NOT_STORED
+    with the child in child[i]), wanted[i] the record its children give. Returns how many
+    have a problem."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    crec = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    bad = 0
+    for i in range(hs.shape[0]):
+        h = hs[i]
+        x = np.searchsorted(keys, h)
+        v, r = kv[x], kr[x]
+        p = game_primitive(ctx, h, scratch)
+        missing = -1
+        if p != 0:
+            want = np.int64(p)
+        else:
+            n = game_children(ctx, h, out, moves, scratch)
+            for j in range(n):
+                y = np.searchsorted(keys, out[j])
+                cv = np.int64(kv[y])
+                if cv == 0:
+                    missing = out[j]
+                    break
+                # a code that is no value: undecided (that child is wrong itself)
+                crec[j] = cv | (np.int64(kr[y]) << SHIFT) if cv <= 4 else 0
+            want = np.int64(0) if missing >= 0 else np.int64(combine(crec, n, puzzle))
+        c = OK
+        if v == 0:
+            c = NOT_STORED
+        elif v > 4:
+            c = BAD_CODE
+        elif missing >= 0:
+            c = CHILD_NOT_STORED
+        elif want != 0 and not matches(want, v, r):
+            c = BAD_PRIMITIVE if p != 0 else BAD_DERIVED
+        codes[i] = c
+        wanted[i] = want
+        child[i] = missing
+        if c != OK:
+            bad += 1
+    return bad
