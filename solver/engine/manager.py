@@ -71,7 +71,7 @@ def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
                max_task: int | None = None, run: dict | None = None,
-               borrow: str | None = None) -> dict:
+               borrow: str | None = None, check=None) -> dict:
     """Solve tier by tier into the database at `path` (resuming a partial one), holding at
     most `memory` bytes (default: most of what is available). With `workers` or a
     `scheduler`, the tasks run on a Dask cluster (solver/engine/cluster.py), cut smaller so that
@@ -79,13 +79,14 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     the whole solve's work this call has done (in this process: what a resumed or stopped
     solve measured of this machine's speed). `borrow`: a store of the same game whose
     records a task takes where it holds all of the task's reached positions
-    (solver/engine/borrowing.py)."""
+    (solver/engine/borrowing.py). `check(group, summary)`: run on the finished arrays before
+    the store is marked complete (PartialStore.finish); what it raises leaves it unfinished."""
     progress = progress or Progress()
     budget = memory or default_budget()
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
     if not on_cluster(workers, scheduler):
         return _solve_into(game, path, progress, fresh, budget, per_task, max_task,
-                           run=run, borrow=borrow)
+                           run=run, borrow=borrow, check=check)
     if borrow:
         raise GsolveError("--borrow runs on this machine only: leave out --workers and "
                           "--scheduler")
@@ -94,7 +95,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     nodes = Cluster(game, workers, scheduler, per_task * max(1, workers))
     try:
         summary = _solve_into(game, path, progress, fresh, budget, per_task, max_task,
-                              workers, nodes)
+                              workers, nodes, check=check)
     except BaseException:  # a stop or an error: what finished is recorded; don't wait
         nodes.kill()
         nodes.close(wait=False)
@@ -105,7 +106,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
 def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
                 per_task: int, max_task: int | None, workers: int = 0, nodes=None,
-                run: dict | None = None, borrow: str | None = None) -> dict:
+                run: dict | None = None, borrow: str | None = None, check=None) -> dict:
     """`solve_into` in this process, or on the cluster `nodes` (started by the caller)."""
     cluster = nodes is not None
 
@@ -168,7 +169,8 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         summary["peak_memory_bytes"], *(r["peak_bytes"] for r in record.runs))
     if cluster:
         summary["worker_task_seconds"] = round(getattr(record, "busy", 0.0), 3)
-    store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))))
+    store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))),
+                 check=check)
     return summary
 
 

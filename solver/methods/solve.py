@@ -219,6 +219,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         run: dict = {}
         try:
             attrs = module.solve_into(game, path, progress, fresh=force, run=run,
+                                      check=_self_check(game, path, tiered=True),
                                       **(tier_opts or {}))
         except BaseException:  # stopped: what it did still measures this machine
             if local and not tier_pause():
@@ -247,7 +248,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     attrs["solve_seconds"] = round(t2 - t1, 6)
     progress.update("write", 1, str(path))
     write_arrays(path, game, method, started, record_chunks(rec), attrs["max_remoteness"],
-                 extra=attrs)
+                 extra=attrs, check=_self_check(game, path, tiered=False))
     t3 = time.perf_counter()
     speed.record_speed(plain, method, t3 - t1, _cpu() - c1)  # the plan includes writing
     attrs["method"] = method
@@ -258,6 +259,15 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         stores.remove(partial)
         result.extra["removed_partial"] = str(partial)
     return result
+
+
+def _self_check(game: Game, path, tiered: bool):
+    """What a solve's store must pass before it is marked complete: its value counts, its
+    start and a sample re-derived from their children (solver/methods/verify.py)."""
+    from solver.methods.verify import store_check  # (a solve that finds its database
+    # solved imports none of it)
+
+    return store_check(game, path, tiered)
 
 
 def numbered(game: Game, partial=None) -> Game:

@@ -239,10 +239,12 @@ def _describe_chunk(name: str, c: int, chunk: int, n: int, what: str) -> str:
 
 
 def write_arrays(path: Location, game: Game, method: str, started: str, chunks, max_rem: int,
-                 extra: dict | None = None) -> None:
+                 extra: dict | None = None, check=None) -> None:
     """Write a complete database from an iterator of (start, value, remoteness) pieces.
 
-    Written to `<path>.partial-<pid>` and renamed into place when complete.
+    Written to `<path>.partial-<pid>` and renamed into place when complete. `check(group,
+    extra)`, when given, reads the written arrays back before anything is sealed: what it
+    raises removes the folder, so the database that was there stays.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.partial-{os.getpid()}")
@@ -258,6 +260,8 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
         for start, value, rem in chunks:
             varr[start:start + len(value)] = value
             rarr[start:start + len(rem)] = rem.astype(rdt, copy=False)
+        if check is not None:
+            check(group, extra or {})
         attrs = {
             "format": FORMAT,
             "game": game.name,

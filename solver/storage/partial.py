@@ -95,8 +95,10 @@ class PartialStore:
         except Exception as e:
             raise self._damaged(e) from None
 
-    def finish(self, attrs: dict, drop: tuple[str, ...] = ()) -> None:
-        """Drop auxiliary arrays, fit the remoteness dtype, seal, mark complete, swap in."""
+    def finish(self, attrs: dict, drop: tuple[str, ...] = (), check=None) -> None:
+        """Drop auxiliary arrays, fit the remoteness dtype, seal, mark complete, swap in.
+        `check(group, attrs)`, when given, reads the arrays back first: what it raises
+        leaves the store unfinished."""
         for name in drop:
             if name in self.group:
                 del self.group[name]
@@ -113,6 +115,8 @@ class PartialStore:
                 new[a:a + CHUNK] = part.astype(want)
             del self.group["remoteness"]
             stores.move(self.path / "remoteness-fit", self.path / "remoteness")
+        if check is not None:
+            check(self.group, attrs)
         self.group.update_attributes({**attrs, "finished": now()})
         for name in ARRAYS:  # chunk files a killed run left half-written (see chunkio.py)
             if not stores.is_url(self.path):
