@@ -5,9 +5,12 @@ Every error a user can cause prints one line on stderr and exits with status 2.
 
 from __future__ import annotations
 
+import _thread
 import json
 import os
+import signal
 import sys
+import time
 
 import click
 
@@ -323,21 +326,53 @@ def _check_environment() -> None:
     available_memory()  # GSOLVE_MEMORY
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so a solve cleans up as on Ctrl-C."""
+GRACE = 2.0  # seconds a stopped command has to unwind before it ends regardless
 
 
-def _on_sigterm(signum, frame):
-    import signal
+class Stopped(BaseException):
+    """Ctrl-C or SIGTERM, raised in the main thread so that a solve unwinds as on an error
+    (a tiered solve records the tasks it finished). Not a KeyboardInterrupt, which click
+    turns into Abort (printing a blank line) and libraries may catch."""
 
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends it at once
-    raise Terminated()
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.message, self.code = message, code
+
+
+_ending = _thread.allocate_lock()  # held by whoever ends the command: one message
+
+
+def _stop_handler(message: str, code: int, argv):
+    """The handler of a stopping signal. The command itself (argv None) also ends GRACE
+    seconds later, whatever the main thread does: a signal's exception can land where
+    Python swallows it (a finalizer, a weakref callback), and one in importlib's module
+    lock callback leaves the import lock held, so that every import, in every thread,
+    then waits for ever. What a tiered solve finished is recorded as it finishes, so
+    ending there loses no more than SIGKILL would."""
+
+    line = f"{message}\n".encode()
+
+    def end_later():
+        time.sleep(GRACE)
+        with _ending:  # nothing here imports or takes another module's lock
+            os.write(2, line)
+            os._exit(code)
+
+    def handler(signum, frame):
+        signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once
+        if argv is None:
+            _thread.start_new_thread(end_later, ())  # (threading's locks may be held)
+        raise Stopped(message, code)
+
+    return handler
 
 
 def _stopped(message: str, code: int, argv) -> int:
     """Ctrl-C or SIGTERM, once the solve has cleaned up while unwinding: one line. The
     command itself (argv None) then ends at once, so queued sweep blocks do not run on
     and the storage's pending background writes print no warnings at shutdown."""
+    if argv is None:
+        _ending.acquire()
     click.echo(message, err=True)
     if argv is None:
         for stream in (sys.stdout, sys.stderr):
@@ -350,11 +385,23 @@ def _stopped(message: str, code: int, argv) -> int:
 
 
 def main(argv=None) -> int:
-    import signal
     import threading
 
+    handlers = {}
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        for signum, message, code in ((signal.SIGINT, "gsolve: interrupted", 130),
+                                      (signal.SIGTERM, "gsolve: terminated", 143)):
+            handlers[signum] = signal.signal(signum, _stop_handler(message, code, argv))
+    try:
+        return _run(argv)
+    except Stopped as e:  # landed after _run's own except clauses
+        return _stopped(e.message, e.code, argv)
+    finally:
+        for signum, old in handlers.items():  # main(argv) in a test or another program
+            signal.signal(signum, old)
+
+
+def _run(argv) -> int:
     try:
         _check_environment()
         rv = cli.main(args=argv, prog_name="gsolve", standalone_mode=False)
@@ -370,13 +417,10 @@ def main(argv=None) -> int:
         return EXIT_USER
     except click.exceptions.Exit as e:
         return e.exit_code
-    except click.Abort:
-        click.echo("gsolve: interrupted", err=True)
-        return 130
-    except KeyboardInterrupt:
+    except Stopped as e:
+        return _stopped(e.message, e.code, argv)
+    except (KeyboardInterrupt, click.Abort):  # raised, not signalled (or end of input)
         return _stopped("gsolve: interrupted", 130, argv)
-    except Terminated:
-        return _stopped("gsolve: terminated", 143, argv)
     except BrokenPipeError:
         return 0
     except OSError as e:  # an unusable path or device the user named: not a bug

@@ -19,7 +19,11 @@ import sys
 
 def entry() -> None:
     gc.disable()
-    from solver.command.cli import main
+    try:
+        from solver.command.cli import main
+    except KeyboardInterrupt:  # Ctrl-C while importing, before main's handlers
+        print("gsolve: interrupted", file=sys.stderr)
+        os._exit(130)
 
     gc.freeze()
     quick = sys.argv[1:2] == ["query"]
