@@ -5,7 +5,10 @@ thread then waits on a future, where Python runs its signal handlers, so SIGTERM
 Ctrl-C stop a solve at once (solver/command/cli.py ends the process once the solve has recorded
 what it finished). A nopython call in the main thread would hold them off until it
 returned: minutes, on a large tier. Only calls bounded to milliseconds run in the main
-thread (`Shared`'s, and the retrograde's apply of a batch of its frontier).
+thread (`Shared`'s, and the retrograde's apply of a batch of its frontier). A wait that
+is interrupted (or a call that fails) cancels the calls not yet started, so the pool does
+not run a sweep's queued blocks on for seconds after a stop (a Python program's Ctrl-C;
+the command itself ends the process).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 
 _pool: ThreadPoolExecutor | None = None
 _here = threading.local()  # .alone: this thread runs one of `run_apart`'s calls
@@ -40,6 +44,17 @@ def _executor() -> ThreadPoolExecutor:
     return _pool
 
 
+@contextmanager
+def _cancelled_on_exit(futures: list):
+    """Cancel the futures not yet started when the block is left by an exception."""
+    try:
+        yield futures
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        raise
+
+
 def run_apart(fn, calls: list[tuple]) -> list:
     """[fn(*args) for args in calls], side by side on the pool, each call on one thread:
     every kernel it runs runs in its thread (`threads()` is 1 there). For work that
@@ -53,9 +68,9 @@ def run_apart(fn, calls: list[tuple]) -> list:
 
     if len(calls) == 1 or _pool_size() == 1 or _inline():
         return [fn(*args) for args in calls]
-    futures = [_executor().submit(alone, args) for args in calls]
-    wait(futures)  # all ended, even when one failed: none still writes once this returns
-    return [f.result() for f in futures]
+    with _cancelled_on_exit([_executor().submit(alone, args) for args in calls]) as futures:
+        wait(futures)  # all ended, even when one failed: none still writes once this returns
+        return [f.result() for f in futures]
 
 
 def _inline() -> bool:
@@ -86,8 +101,8 @@ def run_each(kernel, calls: list[tuple]) -> list:
     """[kernel(*args) for args in calls], side by side on the pool."""
     if _inline() and (threads() == 1 or len(calls) == 1):
         return [kernel(*args) for args in calls]
-    futures = [_executor().submit(kernel, *args) for args in calls]
-    return [f.result() for f in futures]
+    with _cancelled_on_exit([_executor().submit(kernel, *args) for args in calls]) as futures:
+        return [f.result() for f in futures]
 
 
 class Shared:
@@ -108,9 +123,10 @@ class Shared:
             self.kernel(*self.calls[i])
 
     def join(self) -> None:
-        self._take()
-        for f in self.futures:
-            f.result()
+        with _cancelled_on_exit(self.futures):
+            self._take()
+            for f in self.futures:
+                f.result()
 
 
 def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
@@ -133,8 +149,9 @@ def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
         return total
     futures = [_executor().submit(kernel, *first_args, a, b, *rest) for a, b in bounds]
     total = 0
-    for i, f in enumerate(futures):
-        total += int(f.result())
-        if progress is not None:
-            progress.fraction((i + 1) / len(futures))
+    with _cancelled_on_exit(futures):
+        for i, f in enumerate(futures):
+            total += int(f.result())
+            if progress is not None:
+                progress.fraction((i + 1) / len(futures))
     return total
