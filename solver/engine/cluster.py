@@ -99,10 +99,13 @@ class Cluster:
     and closed on a thread while the client finishes the store."""
 
     def __init__(self, game: Game, workers: int, scheduler: str | None, memory: int):
+        import multiprocessing
         import threading
 
         self.client = self.cluster = self.error = None
         self._closing = None
+        self._others = set(multiprocessing.active_children())  # not this cluster's
+        self._forkserver = _forkserver_pid()
 
         def start():
             try:
@@ -128,15 +131,22 @@ class Cluster:
         return self.client
 
     def kill(self) -> None:
-        """End a LocalCluster's worker processes at once (a stopped solve: what finished is
-        recorded, and a worker left to notice the lost scheduler lingers for seconds)."""
+        """End the processes of a LocalCluster at once, even one still starting (a stopped
+        solve: what finished is recorded, and a worker left to notice the lost scheduler
+        lingers for seconds, holding the command's output open): this process's
+        multiprocessing children that were not there when the cluster began, and the
+        forkserver if it started since (one still importing for its workers ends only
+        once it is done; a later cluster starts another). Dask's errors about the
+        processes lost are not shown: the solve was stopped."""
+        import multiprocessing
         import signal
 
-        if self.cluster is None or self._start.is_alive():
-            return
-        for nanny in list(getattr(self.cluster, "workers", {}).values()):
-            proc = getattr(getattr(nanny, "process", None), "process", None)
-            pid = getattr(proc, "pid", None)
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        pids = [p.pid for p in multiprocessing.active_children() if p not in self._others]
+        forkserver = _forkserver_pid()
+        if forkserver != self._forkserver:
+            pids.append(forkserver)
+        for pid in pids:
             if pid:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
@@ -158,6 +168,13 @@ class Cluster:
             self._closing.start()
         if wait:
             self._closing.join()
+
+
+def _forkserver_pid() -> int | None:
+    """The pid of the forkserver that multiprocessing started, if any (a private name)."""
+    from multiprocessing import forkserver
+
+    return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
 
 
 def run_plan(game: Game, store: str, p, record, progress: Progress, cluster: Cluster,
