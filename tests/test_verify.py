@@ -14,7 +14,10 @@ import pytest
 import zarr
 
 import solver.methods.verify as verify_mod
+import solver.methods.verify_sample as verify_sample
+import solver.methods.verify_tiers as verify_tiers
 import solver.storage.database as database
+import solver.storage.writing as writing
 from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
@@ -42,7 +45,7 @@ def by_tiers(monkeypatch, budget):
     """Every verify of this test a task at a time within `budget` bytes, even where the
     whole database would fit (small games: their least task needs more than all of it)."""
     def tiers(game, db, report, bad, show, sample, seed, progress):
-        verify_mod._tiers(game, db, report, bad, budget, show, sample, seed, progress)
+        verify_tiers.by_tiers(game, db, report, bad, budget, show, sample, seed, progress)
 
     monkeypatch.setattr(verify_mod, "_whole", tiers)
 
@@ -54,7 +57,7 @@ def least(game, root):
     budget = 1 << 12
     while True:
         try:
-            verify_mod.tier_plan(g, budget, db.remoteness_array.dtype.itemsize, db.chunk_size)
+            verify_tiers.tier_plan(g, budget, db.remoteness_array.dtype.itemsize, db.chunk_size)
             return budget
         except GsolveError as e:
             assert "needs at least" in str(e) and "--sample" in str(e)
@@ -71,7 +74,7 @@ def reseal(root, game):
     from the children can tell."""
     path = group_path(root, game)
     g = Database(path, game, check=False).numbered_game()
-    database.seal(path, zarr.open_group(str(path), mode="r+"), g)
+    writing.seal(path, zarr.open_group(str(path), mode="r+"), g)
 
 
 def damages(root, game):
@@ -173,7 +176,7 @@ def test_a_move_into_a_tier_not_listed_is_an_error(tmp_path, small_chunks):
         listed[t] = type(tiers[t])(tiers[t].label, tiers[t].start, tiers[t].stop,
                                    tuple(x for x in tiers[t].children if x != c))
         wrong._tiers = listed
-        p, _, _ = verify_mod.tier_plan(wrong, budget, 1, 4096)
+        p, _, _ = verify_tiers.tier_plan(wrong, budget, 1, 4096)
         task = next(k for k in p.tasks if k.a <= tiers[t].start < k.b)
         if not task.a <= tiers[c].start < task.b:  # the undeclared child in another task
             break
@@ -291,7 +294,7 @@ def test_a_monolithic_solve_that_stores_a_wrong_value_keeps_the_old_database(
     import solver.methods.solve as solve_mod
 
     game = get_game("connect4", C4)
-    write = database.write_arrays
+    write = writing.write_arrays
 
     def harmed(path, game, method, started, chunks, max_rem, extra=None, check=None):
         def checked(group, attrs):
@@ -343,5 +346,5 @@ def test_check_solved_passes_every_method(tmp_path):
         solve(game, method, root=tmp_path)
         path = group_path(tmp_path, game)
         db = Database(path, game)
-        assert verify_mod.check_solved(db.numbered_game(), zarr.open_group(str(path), mode="r"),
+        assert verify_sample.check_solved(db.numbered_game(), zarr.open_group(str(path), mode="r"),
                                        db.attrs) is None

@@ -7,7 +7,7 @@ Beside each database folder `<root>/<game>/<variant key>` a solve may leave:
                          would resume it)
     <key>.partial-<pid>  a database being written by process pid (write_arrays), cut short
     <key>.old-<pid>      the database a finished solve replaced, when the solve was killed
-                         between the two renames of its swap (database.py _swap_in)
+                         between the two renames of its swap (storage/writing.py swap_in)
 
 A solve removes the last two of its own variant when it starts (solver.storage.lock.remove_stale);
 `clean` removes all three for every variant, without solving. The folders of a solve

@@ -61,7 +61,7 @@ class Donor:
     def holds(self, a: int, b: int) -> bool:
         """Whether the store has written every value chunk of [a, b): the tasks a solve
         expects to borrow, before its reach says (its ETA leaves their work out)."""
-        from solver.storage.database import present_chunks
+        from solver.storage.sealing import present_chunks
 
         if self._held is None:
             try:

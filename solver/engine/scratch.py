@@ -22,7 +22,7 @@ class Scratch:
     def __init__(self, task: Task):
         root = os.environ.get("GSOLVE_SCRATCH") or tempfile.gettempdir()
         os.makedirs(root, exist_ok=True)
-        _remove_orphans(root)
+        remove_orphans(root, "gsolve-paged-")
         self.path = tempfile.mkdtemp(prefix=f"gsolve-paged-{os.getpid()}-t{task.index}-",
                                      dir=root)
         self.files: dict[str, int] = {}
@@ -95,10 +95,11 @@ class Scratch:
         self.close()
 
 
-def _remove_orphans(root: str) -> None:
-    """Scratch folders of paged tasks whose process is gone (killed runs)."""
+def remove_orphans(root: str, prefix: str) -> None:
+    """Scratch folders `<prefix><pid>-...` under `root` whose process is gone (killed runs:
+    paged tasks, verifies)."""
     for name in os.listdir(root):
-        if not name.startswith("gsolve-paged-"):
+        if not name.startswith(prefix):
             continue
         try:
             pid = int(name.split("-")[2])

@@ -319,7 +319,7 @@ def _symmetric(game: Game) -> Game:
         from games import get_game
         from solver.kernels.symmetry import apply
 
-        got = apply(get_game(game.name, game.variant_key), True)
+        got = apply(get_game(game.name, game.variant), True)  # (a key is 'default')
         game.__dict__["_estimate_symmetric"] = got
     return got
 

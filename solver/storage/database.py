@@ -27,7 +27,6 @@ checksum and digest; `gsolve verify` checks the rest.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -35,9 +34,18 @@ from collections.abc import Iterator
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver import __version__  # the version: not importlib.metadata (15 ms)
 from solver.storage import stores
-from solver.storage.index import INDEX, KINDS, numbered_game, numbering, read_index, write_index
+from solver.storage.index import KINDS, numbered_game, read_index
+from solver.storage.sealing import (
+    ARRAYS,
+    ATTRIBUTES_DIGEST,
+    DIGESTS,
+    attributes_digest,
+    bound_arrays,
+    chunk_damage,
+    chunk_digest,
+    present_chunks,
+)
 from solver.storage.stores import Location
 
 # 2: crc32c on every chunk and the `chunks` record (format 1 databases cannot be trusted:
@@ -51,7 +59,6 @@ CHUNK = 1 << 20
 # bump when what a partial (tiered) store keeps between runs changes meaning: a resume
 # then starts over instead of misreading it
 PARTIAL_FORMAT = 2
-ARRAYS = ("value", "remoteness")
 
 
 def codecs(scratch: bool = False) -> list:
@@ -131,104 +138,6 @@ def remoteness_dtype(max_remoteness: int) -> np.dtype:
     return np.dtype(np.uint64)
 
 
-# -- the record of the chunks written ------------------------------------------------------
-def present_chunks(array_dir: Location) -> list[int]:
-    """Indices of the chunk files of a 1-D array, from one directory listing."""
-    return sorted(int(x) for x in stores.listdir(array_dir / "c") if x.isdigit())
-
-
-def _runs(idx: list[int]) -> list[list[int]]:
-    """[[first, stop), ...] of consecutive indices: compact for the usual dense listing."""
-    out: list[list[int]] = []
-    for i in idx:
-        if out and out[-1][1] == i:
-            out[-1][1] = i + 1
-        else:
-            out.append([i, i + 1])
-    return out
-
-
-DIGESTS = "digests"  # the array of chunk digests (see chunk_digest)
-
-
-def chunk_digest(game: Game, name: str, c: int, crc: bytes) -> int:
-    """A chunk file's digest: the crc32c its codec stored (its last 4 bytes, over its
-    compressed data) bound to its game, variant, array and index, so a chunk file moved,
-    swapped or copied from another database fails the record although its own checksum
-    holds. Never 0 (0 records that no file was written)."""
-    import google_crc32c  # zarr's own crc32c
-
-    where = f"{game.name}/{game.variant_key}/{name}/{c}:".encode()
-    return int(google_crc32c.value(where + bytes(crc))) or 1
-
-
-ATTRIBUTES_DIGEST = "attributes_digest"  # the digest of BOUND and the arrays' metadata
-# the attributes readers trust (what "already solved" prints, how the arrays are numbered,
-# what the chunks and their digests are), sealed by ATTRIBUTES_DIGEST; the others (times,
-# runs, version) are the solve's story, not answers
-BOUND = ("format", "game", "variant", "variant_key", "hash_size", "index", "stored",
-         "index_digest", "symmetry", "method", "positions", "values", "start_value",
-         "start_remoteness", "max_remoteness", "chunks", "digests")
-
-
-def bound_arrays(attrs: dict) -> tuple[str, ...]:
-    """The arrays whose metadata (shape, chunks, type, fill) ATTRIBUTES_DIGEST binds."""
-    return (*ARRAYS, DIGESTS, *((INDEX,) if attrs.get("index") == "canonical" else ()))
-
-
-def attributes_digest(game: Game, attrs: dict, arrays: dict, digests: np.ndarray) -> str:
-    """SHA-256 of a canonical JSON of the BOUND attributes (those present), the metadata of
-    `arrays` (name to zarr array: the remoteness type among it) and the chunk digests'
-    bytes, bound to the game and variant like chunk_digest: an edited attribute, a changed
-    chunk shape or a database copied from another variant fails it."""
-    meta = {n: {"shape": [int(x) for x in a.shape], "chunks": [int(x) for x in a.chunks],
-                "dtype": np.dtype(a.dtype).name, "fill_value": int(a.fill_value)}
-            for n, a in arrays.items()}
-    body = {"attributes": {k: attrs[k] for k in BOUND if k in attrs}, "arrays": meta,
-            "digests": hashlib.sha256(np.ascontiguousarray(digests, "<u4").tobytes()
-                                      ).hexdigest()}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False)
-    return hashlib.sha256(f"{game.name}/{game.variant_key}:{text}".encode()).hexdigest()
-
-
-def seal(path: Location, group, game: Game, names: tuple[str, ...] = ARRAYS) -> None:
-    """Record which chunk files each array has (zarr writes no file for a chunk of zeros),
-    so that a chunk file lost later is noticed on open, and each one's digest (the array
-    DIGESTS, names x chunks), so one that is not where it was written is noticed on read;
-    then the format and, last, ATTRIBUTES_DIGEST over what a reader will read back, so an
-    attribute or an array's metadata changed later is noticed on open."""
-    present = {n: present_chunks(path / n) for n in names}
-    nchunks = -(-group[names[0]].shape[0] // group[names[0]].chunks[0])
-    digests = np.zeros(len(names) * nchunks, np.uint32)
-    for k, n in enumerate(names):
-        for c in present[n]:
-            crc = stores.tail_bytes(path / n / "c" / str(c), 4)
-            digests[k * nchunks + c] = chunk_digest(game, n, c, crc)
-    create_array(group, DIGESTS, digests.shape, np.uint32, overwrite=True)[:] = digests
-    group.update_attributes({"format": FORMAT, "chunks": {n: _runs(present[n]) for n in names},
-                             "digests": True})
-    stored = stores.open_group(path, "r")  # the attributes and metadata as stored
-    attrs = dict(stored.attrs)
-    arrays = {n: stored[n] for n in bound_arrays(attrs)}
-    group.update_attributes({ATTRIBUTES_DIGEST: attributes_digest(game, attrs, arrays,
-                                                                  digests)})
-
-
-def chunk_damage(path: Location, attrs: dict, chunk: int,
-                 names: tuple[str, ...] = ARRAYS) -> list[tuple[str, int, str]]:
-    """(array, chunk index, what) for each chunk file missing or unexpected against the
-    record: a directory listing per array, no chunk read."""
-    record = attrs.get("chunks")
-    if not isinstance(record, dict):
-        return [(n, -1, "no record of its chunks") for n in names]
-    out = []
-    for n in names:
-        want = {i for a, b in record.get(n, []) for i in range(a, b)}
-        have = set(present_chunks(path / n))
-        out += [(n, i, "missing") for i in sorted(want - have)]
-        out += [(n, i, "not written by the solve") for i in sorted(have - want)]
-    return out
 
 
 def _describe_chunk(name: str, c: int, chunk: int, n: int, what: str) -> str:
@@ -236,63 +145,6 @@ def _describe_chunk(name: str, c: int, chunk: int, n: int, what: str) -> str:
         return f"{name} has {what}"
     return f"chunk {c} of {name} (positions {c * chunk:,}..{min(n, (c + 1) * chunk) - 1:,}) " \
            f"is {what}"
-
-
-def write_arrays(path: Location, game: Game, method: str, started: str, chunks, max_rem: int,
-                 extra: dict | None = None, check=None) -> None:
-    """Write a complete database from an iterator of (start, value, remoteness) pieces.
-
-    Written to `<path>.partial-<pid>` and renamed into place when complete. `check(group,
-    extra)`, when given, reads the written arrays back before anything is sealed: what it
-    raises removes the folder, so the database that was there stays.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.partial-{os.getpid()}")
-    if tmp.exists():
-        stores.remove(tmp)
-    try:
-        group = stores.open_group(tmp, "w")
-        n = game.hash_size
-        write_index(group, game, create_array)
-        varr = create_array(group, "value", (n,), np.uint8)
-        rdt = remoteness_dtype(max_rem)
-        rarr = create_array(group, "remoteness", (n,), rdt)
-        for start, value, rem in chunks:
-            varr[start:start + len(value)] = value
-            rarr[start:start + len(rem)] = rem.astype(rdt, copy=False)
-        if check is not None:
-            check(group, extra or {})
-        attrs = {
-            "format": FORMAT,
-            "game": game.name,
-            "variant": dict(game.variant),
-            "variant_key": game.variant_key,
-            **numbering(game),
-            "method": method,
-            "symmetry": bool(game.symmetry),  # canonical positions only (kernels/symmetry.py)
-            "gsolve_version": __version__,
-            "started": started,
-            "finished": now(),
-        }
-        attrs.update(extra or {})
-        group.update_attributes(attrs)  # one metadata write, not one a key
-        seal(tmp, group, game)
-        group.attrs["complete"] = True
-    except BaseException:
-        stores.remove(tmp)
-        raise
-    swap_in(tmp, path)
-
-
-def swap_in(tmp: Location, path: Location) -> None:
-    """Put the finished folder `tmp` at `path`; the database it replaces is removed after.
-    (A solve killed between the two renames leaves `<key>.old-<pid>`, which the next solve
-    puts back: see solver.storage.lock.)"""
-    old = path.with_name(f"{path.name}.old-{os.getpid()}")
-    if path.exists():
-        stores.move(path, old)
-    stores.move(tmp, path)
-    stores.remove(old)
 
 
 class Database:

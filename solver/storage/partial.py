@@ -20,11 +20,10 @@ from solver.storage.database import (
     now,
     partial_path,
     remoteness_dtype,
-    seal,
-    swap_in,
 )
 from solver.storage.index import numbering, write_index
 from solver.storage.stores import Location
+from solver.storage.writing import seal, swap_in
 
 
 class PartialStore:
