@@ -41,7 +41,7 @@ from solver.methods.speed import (
     sample,
     stored_disk,
 )
-from solver.runtime.env import available_memory
+from solver.runtime.env import available_memory, memory_source
 from solver.runtime.progress import duration
 
 ORDER = ("dfs", "retrograde", "tiers", "bottomup")  # ties broken in this order
@@ -295,11 +295,13 @@ def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> 
             " (--no-time-limit starts it anyway)" if not est.bound and _fits(est, memory)
             else "" if est.bound else f" and {size(est.bytes)} does not fit in memory")
     elif est.method == "tiers":
-        why = (f"more than the {'--memory' if memory else 'default'} budget of "
-               f"{size(budget)}")
+        default = not memory or budget == default_budget()  # (solve() passes the default)
+        why = (f"more than the {'default' if default else '--memory'} budget of "
+               f"{size(budget)}" + ("" if not default or memory_source(have) == "available"
+                                    else f" (of {size(have)} {memory_source(have)})"))
     else:
         why = (f"more than the {size(FIT * (have or 0))} it may use ({FIT:.0%} of "
-               f"{size(have or 0)} available)")
+               f"{size(have or 0)} {memory_source(have)})")
     line = (f"{game.describe()} with {est.method} ({game.hash_size:,} hash slots): planned "
             f"{est.figures()}, {why}")
     fit = _suggestion(game, est, memory, workers, root, have, no_time_limit)

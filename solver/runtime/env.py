@@ -6,7 +6,8 @@ line naming the variable (never a silent default, never a ValueError deep in a s
     GSOLVE_PROGRESS_SECONDS   seconds between progress lines off a terminal (progress.py)
     GSOLVE_TIER_PAUSE         seconds a tiered solve sleeps after each task (tests)
 
-GSOLVE_MEMORY is a size (`8G`), read by parse_bytes (available_memory).
+GSOLVE_MEMORY is a size (`8G`) of at least MIN_MEMORY, read by parse_bytes
+(available_memory).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 
 from games.base import GsolveError
 
+MIN_MEMORY = 10 << 20  # the least GSOLVE_MEMORY: less holds no solve (nor this process)
 _WHOLE = re.compile(r"[0-9]+")
 _REAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
 
@@ -77,6 +79,18 @@ def parse_bytes(text: str, what: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
+def memory_setting() -> int | None:
+    """$GSOLVE_MEMORY in bytes, or None when unset."""
+    cap = os.environ.get("GSOLVE_MEMORY")
+    if not cap:
+        return None
+    limit = parse_bytes(cap, "GSOLVE_MEMORY")
+    if limit < MIN_MEMORY:
+        raise GsolveError(f"GSOLVE_MEMORY='{cap[:40]}' is less than {MIN_MEMORY >> 20}M: "
+                          "too little for any solve (e.g. 8G, 512M)")
+    return limit
+
+
 def available_memory() -> int | None:
     """Bytes a solve may use: MemAvailable, capped by $GSOLVE_MEMORY when set."""
     have = None
@@ -88,8 +102,15 @@ def available_memory() -> int | None:
                     break
     except OSError:
         pass
-    cap = os.environ.get("GSOLVE_MEMORY")
-    if cap:
-        limit = parse_bytes(cap, "GSOLVE_MEMORY")
+    limit = memory_setting()
+    if limit is not None:
         have = limit if have is None else min(have, limit)
     return have
+
+
+def memory_source(have: int | None) -> str:
+    """What `have` (available_memory's answer) is, for a message that refuses a solve:
+    'available', or the GSOLVE_MEMORY setting that capped it."""
+    if have is not None and memory_setting() == have:
+        return f"allowed by GSOLVE_MEMORY={os.environ['GSOLVE_MEMORY'].strip()}"
+    return "available"
