@@ -48,6 +48,9 @@ def client_for(workers: int, scheduler: str | None, memory: int, game: Game | No
             return Client(scheduler, timeout=30), None
         except (OSError, TimeoutError) as e:
             raise GsolveError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+        except Exception as e:  # something answers there, but not as a Dask scheduler
+            raise GsolveError(f"{scheduler} does not answer as a Dask scheduler "
+                              f"({type(e).__name__})") from None
     per = max(1, threads() // workers)
     env = {"GSOLVE_THREADS": str(per), "NUMBA_NUM_THREADS": str(per),
            "OMP_NUM_THREADS": "1"}
@@ -136,8 +139,8 @@ class Cluster:
         lingers for seconds, holding the command's output open): this process's
         multiprocessing children that were not there when the cluster began, and the
         forkserver if it started since (one still importing for its workers ends only
-        once it is done; a later cluster starts another). Dask's errors about the
-        processes lost are not shown: the solve was stopped."""
+        once it is done; a later cluster starts another), with the folder of its socket.
+        Dask's errors about the processes lost are not shown: the solve was stopped."""
         import multiprocessing
         import signal
 
@@ -150,6 +153,8 @@ class Cluster:
             if pid:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+        if forkserver != self._forkserver:
+            _remove_temp_dir()
 
     def close(self, wait: bool = True) -> None:
         """Close the client and the cluster it started (on a thread unless `wait`)."""
@@ -175,6 +180,18 @@ def _forkserver_pid() -> int | None:
     from multiprocessing import forkserver
 
     return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+
+
+def _remove_temp_dir() -> None:
+    """Remove multiprocessing's temporary folder (/tmp/pymp-*, the forkserver's socket)
+    now, as the interpreter's exit would: a stopped command ends without it
+    (solver/command/cli.py). A later forkserver makes another."""
+    from multiprocessing import util
+
+    for f in list(getattr(util, "_finalizer_registry", {}).values()):
+        if getattr(f, "_callback", None) is getattr(util, "_remove_temp_dir", False):
+            with contextlib.suppress(Exception):
+                f()
 
 
 def run_plan(game: Game, store: str, p, record, progress: Progress, cluster: Cluster,
