@@ -20,7 +20,9 @@ from solver.command.options import (
     db_option,
     error,
     json_option,
+    memory_option,
     one_line,
+    reach_scheduler,
     scheduler_address,
     variant_option,
 )
@@ -29,10 +31,22 @@ from solver.command.reading import analyze, query, verify
 
 
 class DefaultToSolve(click.Group):
-    """A group whose unknown first word is a game name for `solve`."""
+    """A group whose unknown first word is a game name for `solve`. A word that is neither
+    a command nor a game, followed by more words (`gsolve frobnicate tictactoe`), is
+    refused as such: as a game to solve it would be refused for the word after it."""
 
     def parse_args(self, ctx, args):
         if args and args[0] not in self.commands and not args[0].startswith("-"):
+            from games.registry import available
+
+            if args[0] not in available() and args[1:2] and not args[1].startswith("-"):
+                import difflib
+
+                near = difflib.get_close_matches(args[0], [*self.commands, *available()], 1)
+                raise click.UsageError(
+                    f"no such command or game '{args[0]}'"
+                    + (f" (did you mean '{near[0]}'?)" if near else "")
+                    + f"; commands: {', '.join(sorted(self.commands))}; games: gsolve list")
             args = ["solve", *args]
         return super().parse_args(ctx, args)
 
@@ -66,8 +80,7 @@ for _command in (query, analyze, verify, play, learn, serve):
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--wait", is_flag=True,
               help="If another process is solving this variant, wait for it to finish.")
-@click.option("--memory", type=click.FloatRange(min=0.01), default=None, metavar="GiB",
-              help="Tiers: memory budget (default: most of what is available).")
+@memory_option("Tiers: memory budget (default: most of what is available).")
 @click.option("--workers", type=click.IntRange(1), default=None, metavar="N",
               help="Tiers: run tasks on a local Dask cluster of N worker processes.")
 @click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_address,
@@ -94,13 +107,20 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
         raise click.UsageError("--scheduler and --workers exclude each other: the running "
                                f"cluster at {scheduler} has its own workers; leave out "
                                "--workers")
+    if scheduler is not None:
+        reach_scheduler(scheduler)
     g = get_game(game, variant)
     progress = for_command(f"{g.name} {g.variant_key}", quiet or as_json)
     try:
-        result = run_solve(g, method, db, force, progress, wait=wait,
-                           memory=int(memory * (1 << 30)) if memory else None,
+        result = run_solve(g, method, db, force, progress, wait=wait, memory=memory,
                            workers=workers or 0, scheduler=scheduler, symmetry=symmetry,
                            no_time_limit=no_time_limit, borrow=borrow)
+    except OSError as e:
+        if e.filename is None:  # a write deep in the store (a full disk): say where
+            from solver.storage.database import group_path
+
+            e.filename = str(group_path(db, g))
+        raise
     finally:
         progress.close()
     if result.extra.get("removed_partial"):

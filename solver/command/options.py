@@ -3,6 +3,7 @@ command line is read, before any work starts."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -16,6 +17,19 @@ EXIT_USER = 2  # the exit status of every error a user can cause
 def variant_option(f):
     return click.option("--variant", "-V", "variant", default=None, metavar="KEY=VAL[,..]",
                         help="Variant of the game, e.g. width=5,height=4.")(f)
+
+
+def memory_option(help: str):
+    """--memory GiB, given to the command as bytes (None when not given)."""
+    def to_bytes(ctx, param, value):
+        if value is None:
+            return None
+        if not math.isfinite(value):  # (click's range lets nan and inf through)
+            raise click.BadParameter(f"{value} is not a number of GiB", param=param)
+        return int(value * (1 << 30))
+
+    return click.option("--memory", type=click.FloatRange(min=0.01), default=None,
+                        metavar="GiB", callback=to_bytes, help=help)
 
 
 def db_root(ctx, param, value):
@@ -46,6 +60,8 @@ def db_root(ctx, param, value):
     return value
 
 
+REACH_SECONDS = 5  # what --scheduler's first connection may take (Dask's own waits 30 s)
+
 # what distributed.Client takes as an address: [PROTOCOL://]HOST:PORT (tcp when none), or
 # an in-process inproc:// address
 _SCHEDULER = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?"
@@ -64,6 +80,24 @@ def scheduler_address(ctx, param, value):
         return text
     raise click.BadParameter(f"'{value}' is not a Dask scheduler address (expected "
                              "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786)", param=param)
+
+
+def reach_scheduler(address: str) -> None:
+    """Refuse, in a moment, a --scheduler that nothing answers at: a TCP connection to
+    it (tcp, tls, ws: all over TCP) within REACH_SECONDS. Dask's client would retry for
+    its whole timeout, 30 s of "starting", before saying so."""
+    m = _SCHEDULER.fullmatch(address)
+    if m is None or address.startswith("ucx://"):  # (inproc://, or UCX's own transport)
+        return
+    import socket
+
+    host = address.split("://")[-1].rstrip("/").rsplit(":", 1)[0].strip("[]")
+    try:
+        socket.create_connection((host, int(m.group(1))), timeout=REACH_SECONDS).close()
+    except OSError as e:
+        why = "no answer" if isinstance(e, TimeoutError) else e.strerror or str(e)
+        raise GsolveError(f"cannot reach a Dask scheduler at {address}: {why} (is it "
+                          "running?)") from None
 
 
 def db_option(f):
@@ -94,6 +128,18 @@ def output_file(ctx, param, value):
     return value
 
 
+def plot_file(ctx, param, value):
+    """A picture gsolve draws at the end of a command: writable now (`output_file`), and
+    of a format it draws, before the work."""
+    from solver.use.plot import FORMATS
+
+    value = output_file(ctx, param, value)
+    if value is not None and os.path.splitext(value)[1].lower() not in FORMATS:
+        raise click.BadParameter(f"{value}: name a {', '.join(FORMATS[:-1])} or "
+                                 f"{FORMATS[-1]} file", param=param)
+    return value
+
+
 def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Output JSON.")(f)
 
@@ -105,10 +151,21 @@ def wrote(path, as_json: bool) -> None:
 
 
 def one_line(text: str, limit: int = 60) -> str:
-    """A message as one line, each overlong word (a position, a variant) shortened."""
+    """A message as one line, each overlong word (a position, a variant) shortened; a
+    path or store URL is kept whole, to be copied."""
     words = str(text).split()
-    return " ".join(w if len(w) <= limit else f"{w[:limit - 15]}...{w[-12:]}"
+    return " ".join(w if len(w) <= limit or _place(w) else f"{w[:limit - 15]}...{w[-12:]}"
                     for w in words)
+
+
+def _place(word: str) -> bool:
+    """Whether a word of a message names a file or folder: a store URL, an absolute or
+    home path, or a relative one whose first folder exists (never a position, whose rows
+    are joined by '/' too)."""
+    w = word.strip("`'\"(),;:")
+    if "://" in w or w.startswith(("/", "~/", "./", "../")):
+        return True
+    return "/" in w and os.path.isdir(w.split("/", 1)[0])
 
 
 def error(text) -> None:

@@ -7,7 +7,14 @@ import os
 
 import click
 
-from solver.command.options import db_option, json_option, output_file, variant_option, wrote
+from solver.command.options import (
+    db_option,
+    json_option,
+    output_file,
+    plot_file,
+    variant_option,
+    wrote,
+)
 
 
 @click.command()
@@ -58,7 +65,7 @@ def play(game, variant, db, as_, opponent, seed, brain, start, hints, max_plies,
               help="Beads per move in a new matchbox.")
 @click.option("--reward", type=click.IntRange(0), default=1, show_default=True,
               help="Beads added to each move of a won game (0: Gardner's punishment only).")
-@click.option("--plot", default=None, metavar="FILE.png", callback=output_file,
+@click.option("--plot", default=None, metavar="FILE.png", callback=plot_file,
               help="Draw the learning curve.")
 @json_option
 def learn(game, variant, db, n_games, against, as_, seed, brain, block, beads, reward, plot,

@@ -13,7 +13,8 @@ from solver.command.options import (
     db_option,
     error,
     json_option,
-    output_file,
+    memory_option,
+    plot_file,
     variant_option,
     wrote,
 )
@@ -67,7 +68,7 @@ def query(game, positions, variant, db, as_json):
 @json_option
 @click.option("--paths", is_flag=True,
               help="Also count move sequences from the start to each kind of end.")
-@click.option("--plot", "plot", default=None, metavar="FILE.png", callback=output_file,
+@click.option("--plot", "plot", default=None, metavar="FILE.png", callback=plot_file,
               help="Also draw positions by remoteness and value (and the start's moves).")
 @click.option("--tiers", "by_tier", is_flag=True,
               help="Also count positions by value in each tier (tiered games).")
@@ -147,11 +148,10 @@ def _print_tiers(report: dict) -> None:
 @variant_option
 @db_option
 @json_option
-@click.option("--show", default=10, show_default=True, metavar="N",
+@click.option("--show", default=10, show_default=True, metavar="N", type=click.IntRange(0),
               help="Detail at most N problems.")
-@click.option("--memory", type=click.FloatRange(min=0.01), default=None, metavar="GiB",
-              help="What the check may hold (default: most of what is available): the "
-                   "whole database when it fits, else a task of tiers at a time.")
+@memory_option("What the check may hold (default: most of what is available): the "
+               "whole database when it fits, else a task of tiers at a time.")
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="Quick check: N random stored positions, the start and its moves, each "
                    "re-derived from its children's records (no reachability, no counts).")
@@ -168,9 +168,7 @@ def verify(game, variant, db, as_json, show, memory, sample):
     g = get_game(game, variant)
     progress = for_command(f"verify {g.name} {g.variant_key}", as_json)
     try:
-        report = run_verify(g, db, progress, show=max(0, show),
-                            memory=int(memory * (1 << 30)) if memory else None,
-                            positions=sample)
+        report = run_verify(g, db, progress, show=show, memory=memory, positions=sample)
     finally:
         progress.close()
     if as_json:

@@ -8,6 +8,7 @@ from games.base import GsolveError
 
 COLOURS = {"win": "#2e7d32", "lose": "#b3261e", "tie": "#e0a800", "draw": "#3b6fb6"}
 ORDER = ("win", "lose", "tie", "draw")
+FORMATS = (".png", ".svg", ".pdf")  # what --plot draws (checked with the command line)
 
 
 def _pyplot():
@@ -21,7 +22,7 @@ def _pyplot():
 
 def _save(fig, path) -> None:
     path = Path(path)
-    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+    if path.suffix.lower() not in FORMATS:
         raise GsolveError(f"--plot {path}: name a .png, .svg or .pdf file")
     fig.savefig(path, dpi=110)
 
