@@ -153,7 +153,7 @@ def clean(root: Location, game: str | None = None, key: str | None = None,
     holding its variant's writer lock; a variant whose lock is held is kept."""
     from filelock import FileLock, Timeout
 
-    from solver.storage.lock import holder, lock_path
+    from solver.storage.lock import holder, lock_path, release
 
     found = find(root, game, key)
     by_db: dict[Location, list[Leftover]] = {}
@@ -186,5 +186,5 @@ def clean(root: Location, game: str | None = None, key: str | None = None,
                 else:
                     stores.remove(i.path)
         finally:
-            lock.release()
+            release(lock, database)
     return found
