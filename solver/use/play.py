@@ -230,7 +230,7 @@ def play(game: str, variant: str | None, db, as_: str, opponent: str, seed: int 
         humans = {"first": {"first"}, "second": {"second"}, "both": set(SIDES),
                   "none": set()}[as_]
     rng = random.Random(seed)
-    on_end = None
+    on_end = learner = None
     if opponent == "perfect":
         player: Player = perfect_player
     elif opponent == "random":
@@ -248,6 +248,15 @@ def play(game: str, variant: str | None, db, as_: str, opponent: str, seed: int 
                 learner.save(brain)
     else:
         raise GsolveError(f"unknown opponent '{opponent}' (perfect, random, learner)")
+    try:
+        return _games(table, humans, player, rng, start, hints, as_json, max_plies, on_end)
+    finally:  # quit, stopped or interrupted too: the boxes it made are kept
+        if learner is not None and brain:
+            learner.save(brain)
+
+
+def _games(table, humans, player, rng, start, hints, as_json, max_plies, on_end) -> dict:
+    """One game, or on a terminal as many as asked for; the last one's result."""
     interactive = sys.stdin.isatty() and not as_json
     lines = iter(sys.stdin) if not interactive else iter(())
     while True:
