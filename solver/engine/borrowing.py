@@ -58,6 +58,21 @@ class Donor:
         self.path = where
         self._held: set[int] | None = None
 
+    def records(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """The store's value and remoteness of [a, b); a chunk of them that does not read
+        back (its checksum fails) is a GsolveError naming it, not zarr's ValueError."""
+        try:
+            return self.value[a:b], self.remoteness[a:b]
+        except Exception:
+            for name, arr in (("value", self.value), ("remoteness", self.remoteness)):
+                for c in range(a // arr.chunk, (b - 1) // arr.chunk + 1):
+                    what = arr.damage(c)
+                    if what not in (None, "missing"):
+                        raise GsolveError(f"--borrow {self.path}: chunk {c} of {name} is "
+                                          f"{what}: mend the store or leave out "
+                                          "--borrow") from None
+            raise
+
     def holds(self, a: int, b: int) -> bool:
         """Whether the store has written every value chunk of [a, b): the tasks a solve
         expects to borrow, before its reach says (its ETA leaves their work out)."""
@@ -85,7 +100,7 @@ def borrow(game: Game, group, task: Task, donor: Donor, lock=None,
         y = min(task.b, x + WRITE)
         part = own[x - task.a:y - task.a]
         call(k.mark_primitives, part, reached[x:y], x, y, -x, x)
-        got = call(adopt_records, part, donor.value[x:y], donor.remoteness[x:y])
+        got = call(adopt_records, part, *donor.records(x, y))
         if got == -1:
             continue
         if got >= 0:
