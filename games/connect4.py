@@ -292,6 +292,7 @@ def _pack(heights) -> int:
 class Connect4(Game):
     name = "connect4"
     title = "Connect Four (connect-k with gravity)"
+    columns = True  # a piece falls down its column: a viewer plays a column, not a cell
     variants = {
         "width": Variant(4, 1, 7, "columns"),
         "height": Variant(4, 1, 7, "rows"),

@@ -8,9 +8,14 @@
 A position left out is the start; `variant` is `k=v,...` (empty or `default` for none). A
 user error (a bad game, variant or position, no database) answers 400 with {"error": "..."};
 a damaged database (a chunk lost or failing its checksum since the server opened it) 500
-with {"error": "...", "damaged": true}; a database being written by a solve now 503. A
-database solved again or repaired while the server runs is opened again. Flask (werkzeug's
-threaded server).
+with {"error": "...", "damaged": true}; a database being written by a solve now 503; any
+other bad request (a variant that is not text, a position that is not a string, an unknown
+URL) a 4xx JSON error, never a page. A database solved again or repaired while the server
+runs is opened again. Every spelling of a variant is normalised first (`width=7,height=7`
+and `height=7, width=7` share one game object and one open database), and both caches keep
+the few most recently used. The same server is a data provider of GamesCrafters' UWAPI, in
+GamesmanClassic's and GamesmanOne's protocols (solver/use/uwapi.py, docs/uwapi.md).
+Flask (werkzeug's threaded server).
 """
 
 from __future__ import annotations
@@ -20,18 +25,23 @@ import json
 import os
 import socket
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from flask import Flask, Response, request, send_from_directory
+from werkzeug.exceptions import HTTPException
 
 from games.base import GsolveError
 from solver.storage.database import DamagedDatabase
+from solver.use import uwapi
 from solver.use.api import Solved
 
 STATIC = Path(__file__).with_name("static")
-# games whose pieces fall to the lowest empty cell of a column: in the viewer a click anywhere
-# in a column plays that column (the move changes one cell, which need not be the one clicked)
-COLUMN_GAMES = frozenset({"connect4"})
+KEEP = 8  # game objects and open databases kept (the most recently used): a big variant's
+#           game holds tens of MiB of tables
+MAX_BATCH = 10_000  # positions in one POST /api/query
+MAX_BODY = 4 << 20  # bytes of a request body
+MAX_TEXT = 4096  # characters of a game, variant or position
 
 
 def _json(obj, status: int = 200) -> Response:
@@ -63,27 +73,74 @@ class Opened:
         self.stamp = _stamp(solved.db.path)
 
 
+def _text(what: str, value, allow_none: bool = True) -> str | None:
+    """A request's game, variant or position: text of a bounded length (GsolveError, so
+    400, for a number, a list, an object or a megabyte)."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str):
+        raise GsolveError(f"the {what} should be text, not {type(value).__name__} "
+                          f"{json.dumps(value)[:40]}")
+    if len(value) > MAX_TEXT:
+        raise GsolveError(f"a {what} of {len(value)} characters: at most {MAX_TEXT}")
+    return value
+
+
+class _Recent(OrderedDict):
+    """A dict that keeps its `size` most recently used entries (callers hold a lock)."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def use(self, key):
+        got = self.get(key)
+        if got is not None:
+            self.move_to_end(key)
+        return got
+
+    def put(self, key, value):
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+
 class Databases:
-    """Open databases by (game, variant), each opened once and kept while its zarr.json
-    stays the same: a database solved again (`--force`) or repaired while the server runs
-    is opened again. A damaged one (a chunk lost or failing its checksum) is opened again
-    once before the request fails with DamagedDatabase (500), in case it was repaired."""
+    """Open databases by (game, normalised variant), each opened once and kept while its
+    zarr.json stays the same: a database solved again (`--force`) or repaired while the
+    server runs is opened again. A damaged one (a chunk lost or failing its checksum) is
+    opened again once before the request fails with DamagedDatabase (500), in case it was
+    repaired. At most KEEP games and KEEP open databases are kept, the least recently used
+    dropped first; a variant without a database builds no game object."""
 
     def __init__(self, root):
         from solver.storage.database import default_root
 
         self.root = Path(root) if root is not None else default_root()
-        self._open: dict[tuple[str, str], Opened] = {}
-        self._games: dict[tuple[str, str], object] = {}
-        self._lock = threading.Lock()
+        self._open: _Recent = _Recent(KEEP)
+        self._games: _Recent = _Recent(KEEP)
+        self._lock = threading.RLock()  # opening a database builds its game under it
 
     @staticmethod
-    def key(game: str, variant: str | None) -> tuple[str, str]:
-        return game, "" if variant in (None, "", "default") else variant
+    def key(game, variant) -> tuple[str, str]:
+        """(game, variant key) with every spelling of a variant made one: the game's keys
+        in order with their defaults (`default` for a game without keys)."""
+        from games.base import parse_variant
+        from games.registry import game_class
 
-    def get(self, game: str, variant: str | None) -> Opened:
+        game = _text("game", game, allow_none=False)
+        variant = _text("variant", variant)
+        cls = game_class(game)
+        text = "" if variant in (None, "", "default") else variant
+        given = cls.check_variant(parse_variant(text))
+        return game, ",".join(f"{k}={v}" for k, v in given.items()) or "default"
+
+    def get(self, game, variant) -> Opened:
         key = self.key(game, variant)
-        got = self._open.get(key)
+        with self._lock:
+            got = self._open.use(key)
         if got is not None and _stamp(got.solved.db.path) == got.stamp:
             return got
         with self._lock:
@@ -91,18 +148,27 @@ class Databases:
             if now is not None and now is not got:  # another thread opened it meanwhile
                 return now
             self._open.pop(key, None)
-            got = Opened(self._solved(*key))
-            self._open[key] = got
-        return got
+            return self._open.put(key, Opened(self._solved(*key)))
 
-    def game(self, game: str, variant: str | None):
-        """The Game of a request (a bad name or variant: GsolveError), made once."""
+    def game(self, game, variant):
+        """The Game of a request (a bad name or variant: GsolveError), made once, and only
+        where its database directory exists (a game object of a big variant is big)."""
         from games import get_game
 
         key = self.key(game, variant)
-        g = self._games.get(key)
+        with self._lock:
+            g = self._games.use(key)
         if g is None:
-            g = self._games[key] = get_game(key[0], key[1] or None)
+            where = self.root / key[0] / key[1]
+            if not any(where.with_name(where.name + end).exists()
+                       for end in ("", ".lock", ".partial")):  # neither solved nor solving
+                raise GsolveError(f"no database of {key[0]} {key[1]} under {self.root}: "
+                                  f"solve it first (gsolve {key[0]}"
+                                  f"{'' if key[1] == 'default' else ' -V ' + key[1]} "
+                                  f"--db {self.root})")
+            g = get_game(key[0], None if key[1] == "default" else key[1])
+            with self._lock:
+                g = self._games.use(key) or self._games.put(key, g)
         return g
 
     def _solved(self, game: str, variant: str) -> Solved:
@@ -119,26 +185,33 @@ class Databases:
                 raise Busy(str(e)) from None
             raise
 
-    def forget(self, game: str, variant: str | None, opened: Opened) -> None:
+    def forget(self, game, variant, opened: Opened) -> None:
+        key = self.key(game, variant)
         with self._lock:
-            if self._open.get(self.key(game, variant)) is opened:
-                del self._open[self.key(game, variant)]
+            if self._open.get(key) is opened:
+                del self._open[key]
 
-    def query(self, game: str, variant: str | None, position: str | None) -> dict:
-        def ask(opened: Opened) -> dict:
+    def run(self, game, variant, ask):
+        """ask(solved) under the database's lock (its chunk cache and its game's move
+        buffers are not thread-safe); a damaged database is opened again once."""
+        def once(opened: Opened):
             try:
                 with opened.lock:
-                    return opened.solved.query(position or None).to_dict()
+                    return ask(opened.solved)
             except DamagedDatabase:
                 self.forget(game, variant, opened)  # opened afresh next time
                 raise
 
+        try:
+            return once(self.get(game, variant))
+        except DamagedDatabase:  # opened again: it may have been repaired meanwhile
+            return once(self.get(game, variant))
+
+    def query(self, game, variant, position) -> dict:
+        position = _text("position", position)
         if position:  # a bad position is the request's fault, whatever the database's state
             self.game(game, variant).from_string(position)
-        try:
-            return ask(self.get(game, variant))
-        except DamagedDatabase:  # opened again: it may have been repaired meanwhile
-            return ask(self.get(game, variant))
+        return self.run(game, variant, lambda s: s.query(position or None).to_dict())
 
     def solved_games(self) -> list[dict]:
         """Every complete database under the root, with what the viewer needs to know."""
@@ -165,7 +238,7 @@ class Databases:
                 start = attrs.get("start_value")
                 out.append({
                     "game": gdir.name, "title": cls.title, "puzzle": cls.puzzle,
-                    "columns": gdir.name in COLUMN_GAMES,
+                    "columns": bool(getattr(cls, "columns", False)),
                     "variant": "" if vdir.name == "default" else vdir.name,
                     "positions": attrs.get("positions"),
                     "start": {"value": start, "remoteness": attrs.get("start_remoteness")},
@@ -175,6 +248,7 @@ class Databases:
 
 def create_app(db=None) -> Flask:
     app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     dbs = Databases(db)
     app.config["databases"] = dbs
 
@@ -210,16 +284,24 @@ def create_app(db=None) -> Flask:
                 body.get("positions"), list):
             return _json({"error": 'post {"game": G, "variant": V, "positions": [P, ...]}'},
                          400)
-        dbs.get(body["game"], body.get("variant"))  # a bad game or database: one error
+        game, variant, positions = body["game"], body.get("variant"), body["positions"]
+        if len(positions) > MAX_BATCH:
+            return _json({"error": f"{len(positions)} positions: at most {MAX_BATCH} a "
+                                   "request"}, 400)
+        for p in positions:
+            _text("position", p)  # one that is not text: the request's shape is wrong
+        dbs.get(game, variant)  # a bad game or database: one error
         out = []
-        for p in body["positions"]:
+        for p in positions:
             try:
-                out.append(dbs.query(body["game"], body.get("variant"), p))
+                out.append(dbs.query(game, variant, p))
             except (DamagedDatabase, Busy):
                 raise  # the database's fault, not this position's: the whole request fails
             except GsolveError as e:
                 out.append({"position": p, "error": str(e)})
         return _json(out)
+
+    uwapi.add_routes(app, dbs, _json)
 
     @app.errorhandler(GsolveError)
     def user_error(e):
@@ -230,6 +312,14 @@ def create_app(db=None) -> Flask:
             r.headers["Retry-After"] = "10"
             return r
         return _json({"error": str(e)}, 400)
+
+    @app.errorhandler(HTTPException)
+    def http_error(e):  # 404, 405, 413...: JSON as every other answer
+        return _json({"error": f"{e.code} {e.name}"}, e.code or 500)
+
+    @app.errorhandler(Exception)
+    def internal_error(e):  # a bug: one line of JSON, never a traceback page
+        return _json({"error": f"internal error: {type(e).__name__}"}, 500)
 
     return app
 

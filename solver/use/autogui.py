@@ -1,0 +1,210 @@
+"""Position, move and AutoGUI strings as GamesCrafters' data providers write them.
+
+UWAPI routes a game to a data provider (GamesmanClassic, GamesmanOne) and GamesmanUni
+draws its AutoGUI strings with the image data UWAPI keeps per game: a position
+`<turn>_<one character per board place>` (turn 1: the first player to move, 2: the second),
+and move buttons `A_<token>_<place>_<sound>` (a token at a place) or `M_<from>_<to>_<sound>`
+(an arrow). For the games UWAPI lists, the classes below write exactly the strings its
+provider writes today (learnt from GamesmanClassic's src/m*.c and GamesmanOne's
+src/games/*/), and read them back; every other game gets `Plain`, gsolve's own position
+string and an AutoGUI form derived from it. All conversion is string to string: gsolve's
+own strings stay the only ones the rest of gsolve knows.
+"""
+
+from __future__ import annotations
+
+import re
+
+from games.base import PositionError
+
+BLANKS = "-."  # cells that hold nothing, in gsolve's position strings
+
+
+class Plain:
+    """gsolve's own position string; AutoGUI: one character per cell of the board (the
+    text before the first space, less '/' and ','), the turn from the word after it (the
+    start's word is player 1's), 1 in puzzles, else by the parity of the filled cells
+    (games where each move places one piece, as tic-tac-toe); a move is a token at the one cell it
+    fills, an arrow where a piece goes from one cell to another, or text."""
+
+    def __init__(self, game):
+        self.game = game
+        words = game.to_string(game.start).split()
+        self.first = words[1] if len(words) > 1 else None
+
+    def to_gsolve(self, s: str) -> str:
+        return s
+
+    def position(self, gs: str) -> str:
+        return gs
+
+    def cells(self, gs: str) -> str:
+        return gs.split()[0].replace("/", "").replace(",", "") if gs.strip() else ""
+
+    def turn(self, gs: str) -> int:
+        words = gs.split()
+        if self.game.puzzle:
+            return 1
+        if self.first is None or len(words) < 2:
+            return 1 + sum(c not in BLANKS for c in self.cells(gs)) % 2
+        return 1 if words[1] == self.first else 2
+
+    def autogui(self, gs: str) -> str:
+        return f"{self.turn(gs)}_{self.cells(gs)}"
+
+    def move(self, gs: str, name: str, child: str) -> tuple[str, str]:
+        a, b = self.cells(gs), self.cells(child)
+        changed = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
+        if len(changed) == 2:
+            src = [i for i in changed if b[i] in BLANKS and a[i] not in BLANKS]
+            dst = [i for i in changed if a[i] in BLANKS and b[i] not in BLANKS]
+            if src and dst:
+                return name, f"M_{src[0]}_{dst[0]}_x"
+        if changed:
+            return name, f"A_-_{changed[-1] if len(changed) == 1 else changed[0]}_-"
+        return name, f"T_{name.replace('_', ' ')}_0_-"
+
+    def order(self, name: str):
+        return 0  # gsolve's own move order
+
+
+def _turn_board(s: str, alphabet: str, size: int, game: str) -> tuple[int, str]:
+    """'<1|2>_<size cells of alphabet>' -> (turn, cells); PositionError otherwise."""
+    if not re.fullmatch(f"[12]_[{re.escape(alphabet)}]{{{size}}}", s):
+        raise PositionError(f"{game} position '{s}' should be 1_ or 2_ (the player to move) "
+                            f"then {size} cells of {' '.join(alphabet)}")
+    return int(s[0]), s[2:]
+
+
+def _rows(cells: str, width: int) -> str:
+    return "/".join(cells[i:i + width] for i in range(0, len(cells), width))
+
+
+class TicTacToe(Plain):
+    """GamesmanClassic's mttt.c: '1_x-o------' (lower case, the turn from the counts),
+    moves '1'..'9', buttons 'A_<x|o>_<cell>_-', moves listed from cell 9 down."""
+
+    def to_gsolve(self, s: str) -> str:
+        turn, cells = _turn_board(s, "xo-", 9, "tictactoe")
+        if turn != self.turn(cells.upper()):
+            raise PositionError(f"tictactoe position '{s}': the turn does not match the "
+                                "pieces (X moves first)")
+        return _rows(cells.upper(), 3)
+
+    def cells(self, gs: str) -> str:
+        return gs.replace("/", "")
+
+    def turn(self, gs: str) -> int:
+        return 1 if gs.count("X") == gs.count("O") else 2
+
+    def position(self, gs: str) -> str:
+        return f"{self.turn(gs)}_{self.cells(gs).lower()}"
+
+    autogui = position
+
+    def move(self, gs, name, child):
+        return name, f"A_{'xo'[self.turn(gs) - 1]}_{int(name) - 1}_-"
+
+    def order(self, name):
+        return -int(name)
+
+
+class Connect4(Plain):
+    """GamesmanClassic's mconnect4.c: '1_' then the board column by column from the left,
+    each from the top (X, O, -); moves '1'.. by column, listed from the left, buttons
+    'M_<R*C+c>_<R*C+c+C>_x' (arrows above the board)."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self.w, self.h = game.width, game.height
+
+    def to_gsolve(self, s: str) -> str:
+        w, h = self.w, self.h
+        turn, cells = _turn_board(s, "XO-", w * h, "connect4")
+        rows = "/".join("".join(cells[c * h + r] for c in range(w)) for r in range(h))
+        if turn != self.turn(rows):
+            raise PositionError(f"connect4 position '{s}': the turn does not match the "
+                                "pieces (X moves first)")
+        return rows
+
+    def turn(self, gs: str) -> int:
+        return 1 + (gs.count("X") + gs.count("O")) % 2
+
+    def cells(self, gs: str) -> str:
+        rows = gs.split("/")
+        return "".join(rows[r][c] for c in range(self.w) for r in range(self.h))
+
+    def position(self, gs: str) -> str:
+        return f"{self.turn(gs)}_{self.cells(gs)}"
+
+    autogui = position
+
+    def move(self, gs, name, child):
+        at = self.w * self.h + int(name) - 1
+        return name, f"M_{at}_{at + self.w}_x"
+
+    def order(self, name):
+        return int(name)
+
+
+class Quixo(Plain):
+    """GamesmanOne's src/games/quixo: '1_' (X to move) or '2_' then the cells row by row
+    (X, O, -; AutoGUI writes B for -), moves '<cell> <R|L|D|U>' (GamesmanOne's letter is
+    the end the cube goes in at, as gsolve's), arrows 'M_<cell>_<cell+(1+d)*n*n>_x' with d
+    0..3 for R, L, D, U, listed by place in each direction's sources, then direction."""
+
+    DIRS = "RLDU"
+
+    def __init__(self, game):
+        super().__init__(game)
+        n = self.n = game.n
+        border = [i for i in range(n * n)
+                  if i // n in (0, n - 1) or i % n in (0, n - 1)]
+        keep = (lambda i: i % n != n - 1, lambda i: i % n != 0,
+                lambda i: i // n != n - 1, lambda i: i // n != 0)
+        self.sources = [[i for i in border if k(i)] for k in keep]
+
+    def to_gsolve(self, s: str) -> str:
+        turn, cells = _turn_board(s, "XO-", self.n * self.n, self.game.name)
+        return f"{_rows(cells, self.n)} {'xo'[turn - 1]}"
+
+    def cells(self, gs: str) -> str:
+        return gs.split()[0].replace("/", "")
+
+    def turn(self, gs: str) -> int:
+        return 1 if gs.split()[1] == "x" else 2
+
+    def position(self, gs: str) -> str:
+        return f"{self.turn(gs)}_{self.cells(gs)}"
+
+    def autogui(self, gs: str) -> str:
+        return self.position(gs).replace("-", "B")
+
+    def move(self, gs, name, child):
+        cell, d = int(name[:-1]) - 1, self.DIRS.index(name[-1])
+        return f"{cell + 1} {name[-1]}", f"M_{cell}_{cell + (1 + d) * self.n * self.n}_x"
+
+    def order(self, name):
+        cell, d = int(name[:-1]) - 1, self.DIRS.index(name[-1])
+        return self.sources[d].index(cell), d
+
+
+class Teeko(Quixo):
+    """GamesmanOne's src/games/teeko: '1_' (X to move) or '2_' then 25 cells (X, O, -),
+    AutoGUI the same; a drop '<cell>' and a step '<from> <to>' (cells from 0), buttons
+    'A_-_<cell>_y' and 'M_<from>_<to>_x', listed by cell."""
+
+    def __init__(self, game):
+        Plain.__init__(self, game)
+        self.n = game.n
+
+    autogui = Quixo.position
+
+    def move(self, gs, name, child):
+        cells = [int(x) - 1 for x in name.split("-")]
+        if len(cells) == 1:
+            return str(cells[0]), f"A_-_{cells[0]}_y"
+        return f"{cells[0]} {cells[1]}", f"M_{cells[0]}_{cells[1]}_x"
+
+    def order(self, name):
+        return tuple(int(x) for x in name.split("-"))
