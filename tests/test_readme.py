@@ -228,3 +228,30 @@ def test_python_api_example(tmp_path, monkeypatch):
     assert (scope["info"].value, scope["info"].remoteness) == ("tie", 6)
     assert scope["ttt"].lookup(scope["ttt"].hash("X--/-O-/--X")) == ("tie", 6)
     assert [m.move for m in scope["ttt"].best_moves("X--/-O-/--X")] == ["2", "4", "6", "8"]
+
+
+def test_readme_is_short():
+    """The README is for users (what gsolve does, a tour, the reference, the games, one
+    benchmark table); result logs go to benchmarks/results/."""
+    lines = README.read_text().count("\n")
+    assert lines < 450, f"README.md has {lines} lines; move result logs to benchmarks/results/"
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_relative_links_resolve():
+    """Every relative link of the README, docs/ and benchmarks/ names a file or folder
+    that exists (a moved result file or doc cannot leave a dead link behind)."""
+    docs = [*DOCUMENTS, *sorted((ROOT / "benchmarks").rglob("*.md"))]
+    dead, checked = [], 0
+    for doc in docs:
+        for target in LINK.findall(doc.read_text()):
+            path = target.split("#", 1)[0]
+            if not path or re.match(r"[a-z][a-z0-9+.-]*:", path):
+                continue  # an anchor in the same file, or a URL
+            checked += 1
+            if not (doc.parent / path).exists():
+                dead.append(f"{doc.relative_to(ROOT)}: {target}")
+    assert checked > 50  # the pattern still finds the links
+    assert not dead, "dead links: " + ", ".join(dead)
