@@ -208,3 +208,50 @@ class Teeko(Quixo):
 
     def order(self, name):
         return tuple(int(x) for x in name.split("-"))
+
+
+class Hexapawn(Plain):
+    """GamesmanClassic's mhexapawn.c (3 rows): '1_' (White, moving up, to move) or '2_'
+    then the cells row by row from Black's side (B, W, -); moves '<col><row><col><row>'
+    with columns lettered to end at z and rows counted from Black's side ('x3x2' on 3
+    columns), arrows 'M_<from>_<to>_<x: to an empty cell, y: a capture>', listed from the
+    last cell back, each pawn's forward step before its captures (right, then left)."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self.w, self.h = game.width, game.height
+
+    def to_gsolve(self, s: str) -> str:
+        turn, cells = _turn_board(s, "BW-", self.w * self.h, "hexapawn")
+        return f"{_rows(cells, self.w)} {'wb'[turn - 1]}"
+
+    def cells(self, gs: str) -> str:
+        return gs.split()[0].replace("/", "")
+
+    def turn(self, gs: str) -> int:
+        return 1 if gs.split()[1] == "w" else 2
+
+    def position(self, gs: str) -> str:
+        return f"{self.turn(gs)}_{self.cells(gs)}"
+
+    autogui = position
+
+    def _cells(self, name: str) -> tuple[int, int]:
+        """gsolve's 'a1-a2' / 'a2xb3' (rows counted from White's side) -> cell numbers."""
+        return tuple((self.h - int(sq[1:])) * self.w + ord(sq[0]) - ord("a")
+                     for sq in (name[:2], name[3:]))
+
+    def move(self, gs, name, child):
+        src, dst = self._cells(name)
+        w = self.w
+
+        def square(i: int) -> str:
+            return f"{chr(ord('z') - w + i % w + 1)}{i // w + 1}"
+
+        sound = "x" if self.cells(gs)[dst] == "-" else "y"
+        return square(src) + square(dst), f"M_{src}_{dst}_{sound}"
+
+    def order(self, name):
+        src, dst = self._cells(name)
+        side = dst % self.w - src % self.w
+        return -src, (0, 1, 2)[0 if side == 0 else 1 if side > 0 else 2]

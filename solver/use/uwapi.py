@@ -55,6 +55,8 @@ TABLE: tuple[Entry, ...] = (
           "width=6,height=6,connect=4", autogui.Connect4),
     Entry(CLASSIC, "connect4", "2", "connect4", "6x7", "connect4",
           "width=7,height=6,connect=4", autogui.Connect4),
+    *(Entry(CLASSIC, "hexapawn", str(w - 3), "hexapawn", str(w - 3), "hexapawn",
+            f"width={w},height=3", autogui.Hexapawn) for w in (3, 4, 5, 6)),
     Entry(ONE, "quixo", "0", "quixo", "5x5", "quixo", "size=5", autogui.Quixo),
     Entry(ONE, "quixo", "1", "quixo", "4x4", "quixo", "size=4", autogui.Quixo),
     Entry(ONE, "quixo", "2", "quixo", "3x3", "quixo", "size=3", autogui.Quixo),
