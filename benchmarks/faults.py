@@ -37,13 +37,13 @@ SCENARIOS = {
     # compact, numbered by the game (games/baghchal.py canonical_index)
     "baghchal-4x4-symmetry": (["baghchal", "-V", "size=4", "--symmetry"], "retrograde",
                               1 << 16, 1 << 16),
-    # every loopy tier in the lean worker (solver/engine/lean.py), and every task's store
+    # every loopy tier in the lean mode (solver/engine/levels.py), and every task's store
     # written a chunk at a time, as a task past its memory writes
     "morris-6-symmetry-lean": (["morris", "-V", "men=6", "--symmetry"], "retrograde",
                                1 << 14, 1 << 16, {"FAULTS_LEAN": "1"}),
     "quixo-3x3-lean": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                        {"FAULTS_LEAN": "1"}),
-    # every task's reach and solve paged (solver/engine/paged.py, paged_reach.py) in parts
+    # every task's reach and solve paged (solver/engine/solve_paged.py, reach_paged.py) in parts
     # and pages of these sizes: their scratch writes are fault points too
     "quixo-3x3-paged": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                         {"FAULTS_PAGED": "1000,3000"}),
@@ -194,19 +194,17 @@ def _solve(argv: list[str]) -> None:
     database.CHUNK = chunk
     plan.MAX_TASK = plan.MIN_TASK = task
     if os.environ.get("FAULTS_LEAN") or os.environ.get("FAULTS_PAGED"):
-        from solver.engine import paged, taskio, worker
+        import functools
 
-        worker.slot_bytes = lambda game: 1 << 40  # a window past any limit: the lean worker
+        from solver.engine import manager, taskio
+        from solver.engine.memory import LEAN, PAGED, Strategy
+
         taskio.WRITE = chunk
-        if os.environ.get("FAULTS_PAGED"):  # ... and the lean worker's too: paged, and
-            # every reach too
-            from solver.engine import paged_reach
-
-            worker.lean_bytes = lambda *args: 1 << 50
-            worker.reach_paged = lambda *args: True
+        forced = Strategy(solve=LEAN)  # every task's solve in the lean mode
+        if os.environ.get("FAULTS_PAGED"):  # ... or paged, and every reach too
             part, page, *level = map(int, os.environ["FAULTS_PAGED"].split(","))
-            paged.sizes = lambda *args: (part, page, *(level or [2 * part]))
-            paged_reach.sizes = lambda *args: (part, page)
+            forced = Strategy(PAGED, PAGED, parts=(part, page, *(level or [2 * part])))
+        manager.solve_into = functools.partial(manager.solve_into, strategy=forced)
     chunkio.FAULT = chunkio.FAULT or "count"  # counts its steps (no fault named "count")
     code = main(argv[argv.index("--") + 1:])
     where = os.environ.get("FAULTS_COUNT_FILE")

@@ -12,9 +12,9 @@ tier range after the call (canonical positions with --symmetry). Prints the loop
 slots and positions, their wall and CPU seconds, positions/s, positions per CPU second
 (per core), and the share of the whole solve's wall time they took. Default cases: the
 loopy tiers issue 24 asks about (Quixo 4x4, Teeko 4x4, Morris Six's movement tiers).
-`--lean` runs every loopy tier in the lean worker (solver/engine/lean.py), the one a
+`--lean` runs every loopy tier in the lean worker (solver/engine/levels.py), the one a
 task takes when its tier passes its memory at full speed. `--paged N` runs every task
-paged (solver/engine/paged.py), its own range in N parts and its window in N pages (the
+paged (solver/engine/solve_paged.py), its own range in N parts and its window in N pages (the
 worker a task takes past even the lean worker's memory); then the loopy tiers' time is
 their fold over the pages and their levels, scratch I/O included.
 """
@@ -77,13 +77,14 @@ def run_case(case: str, symmetry: bool, lean: bool = False, paged: int = 0) -> d
                 tally, whole)
 
 
-def _solve(game) -> float:
-    """Seconds of a tiered solve of `game` into a temporary store."""
+def _solve(game, **options) -> float:
+    """Seconds of a tiered solve of `game` into a temporary store (`options`: the tier
+    manager's)."""
     from solver.methods import tiers
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        tiers.solve_into(game, Path(tmp) / "db", fresh=True)
+        tiers.solve_into(game, Path(tmp) / "db", fresh=True, **options)
         return time.perf_counter() - t0
 
 
@@ -100,13 +101,14 @@ def _row(label: str, tally: dict, whole: float) -> dict:
 
 
 def _paged_case(case: str, game, n: int, tally: dict) -> dict:
-    """Every task paged, in n parts and n pages; the loopy tiers' calls timed."""
-    from solver.engine import paged, worker
+    """Every task's solve paged (a forced strategy), in n parts and n pages; the loopy
+    tiers' calls timed."""
+    from solver.engine import memory, solve_paged
     from solver.storage.database import CHUNK
 
-    paged.warm(game)
-    saved = worker.slot_bytes, worker.lean_bytes, paged.sizes, paged._Run.loopy
-    timed = paged._Run.loopy
+    solve_paged.warm(game)
+    saved = memory.paged_sizes, solve_paged._Run.loopy
+    timed = solve_paged._Run.loopy
 
     def counted(run, lo, hi):
         w0, c0 = time.perf_counter(), time.process_time()
@@ -121,15 +123,13 @@ def _paged_case(case: str, game, n: int, tally: dict) -> dict:
             run.sc.read("rec", x - run.task.a, part)
             tally["positions"] += int(np.count_nonzero(part))
 
-    worker.slot_bytes = lambda game: 1 << 40
-    worker.lean_bytes = lambda *args: 1 << 50
-    paged.sizes = lambda game, own, slots, limit, chunk: (-(-own // n), -(-slots // n),
-                                                          -(-own // n))
-    paged._Run.loopy = counted
+    memory.paged_sizes = lambda game, own, slots, limit, chunk: (-(-own // n), -(-slots // n),
+                                                                 -(-own // n))
+    solve_paged._Run.loopy = counted
     try:
-        whole = _solve(game)
+        whole = _solve(game, strategy=memory.Strategy(solve=memory.PAGED))
     finally:
-        worker.slot_bytes, worker.lean_bytes, paged.sizes, paged._Run.loopy = saved
+        memory.paged_sizes, solve_paged._Run.loopy = saved
     label = case + (" --symmetry" if game.symmetry else "") + f" --paged {n}"
     return _row(label, tally, whole)
 

@@ -2,8 +2,8 @@
 size, dense around each budget where a task's mode or a size changes (issue 44: a tight
 --memory once wrote complete, wrong databases, and no test budget had met the threshold).
 
-The thresholds are read off the plan at each budget, as the worker decides them
-(solver/engine/worker.py, solver/engine/manager.py): a task's reach in a window of its child
+The thresholds are read off the plan at each budget, from the memory model the worker asks
+(solver/engine/memory.py, solver/engine/manager.py): a task's reach in a window of its child
 tiers or with far children as hashes or paged; its solve at full speed, lean or paged; the
 chunk cache and the write queue, what is left beside the largest task, crossing a chunk's
 bytes. Each is tried a byte below, at, and a byte above, plus random budgets between.
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import GsolveError
-from solver.engine import paged, plan, worker
-from solver.engine.plan import BASE
+from solver.engine import memory, plan
+from solver.engine.memory import BASE
 from solver.engine.task import FAN, window
 from solver.methods import estimate
 from solver.runtime.parallel import threads
@@ -36,7 +36,7 @@ STEP = 1 << 12  # how near `least` comes: a budget STEP below it is refused
 
 def least(game, step: int = STEP) -> int:
     """The least budget a tiered solve of `game` takes, to `step` bytes."""
-    lo, hi = BASE // 2, BASE + 2 * game.hash_size * worker.slot_bytes(game) + (64 << 20)
+    lo, hi = BASE // 2, BASE + 2 * game.hash_size * memory.slot_bytes(game) + (64 << 20)
     while hi - lo > step:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if fits(game, mid) else (mid, hi)
@@ -46,23 +46,23 @@ def least(game, step: int = STEP) -> int:
 def full(game) -> int:
     """A budget past every threshold: each task at full speed, everything cached."""
     p = plan.plan(game)
-    return BASE + 2 * p.largest + 4 * game.hash_size * worker.slot_bytes(game)
+    return BASE + 2 * p.largest + 4 * game.hash_size * memory.slot_bytes(game)
 
 
 def task_thresholds(game, p) -> set[int]:
     """Per-task limits at which the worker changes how it runs a task of plan `p`."""
-    slot = worker.slot_bytes(game)
+    slot = memory.slot_bytes(game)
     out = set()
     for t in p.tasks:
         slots = window(t)[4]
         kids = slots - t.size
         far = min(kids, FAN * t.size)
-        reach_far = t.size + 8 * far + worker.block_bytes(game) * threads()
+        reach_far = t.size + 8 * far + memory.block_bytes(game) * threads()
         out |= {2 * slots, reach_far, slots * slot,
-                plan.task_bytes(game, t.size, kids, slot),
-                worker.lean_bytes(game, t.size, kids)}
-    if paged.pages(game):
-        out.add(paged.least_bytes(game))
+                memory.strategy(game, t.size, kids).bytes,
+                memory.lean_bytes(game, t.size, kids)}
+    if memory.can_page(game):
+        out.add(memory.paged_least_bytes(game))
     return out
 
 

@@ -89,3 +89,87 @@ def test_no_module_in_solver_over_500_lines():
     long = {m: n for m, f in _modules().items()
             if (n := len(f.read_text().splitlines())) > 500}
     assert long == {}
+
+
+# -- the tier engine's memory model (issue 45) --------------------------------------------
+MODEL = "solver.engine.memory"
+PLANNER = ("solver.engine.plan", "solver.command.plan", "solver.methods.estimate")
+
+
+def _worker_modules(mods) -> set[str]:
+    """The tier worker and its modes: engine/worker.py, one file per reach or solve mode
+    (engine/reach_*.py, engine/solve_*.py) and the loopy tiers' algorithms they run."""
+    return {m for m in mods if m.startswith("solver.engine.") and (
+        m.split(".")[-1] in ("worker", "loopy", "levels")
+        or m.split(".")[-1].startswith(("reach_", "solve_")))}
+
+
+def _reached(edges, start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for t in edges[todo.pop()] - seen:
+            seen.add(t)
+            todo.append(t)
+    return seen
+
+
+def test_the_planner_imports_no_worker_or_mode_module():
+    """The planner (the task plan, `gsolve plan`, the budget check) asks the memory model,
+    never the worker: none of them imports the worker or a mode module (at any level of a
+    function), nor does the task plan or the model through any chain of imports."""
+    mods = _modules()
+    edges = _imports(mods)
+    modes = _worker_modules(mods)
+    assert {"solver.engine.worker", "solver.engine.reach_paged",
+            "solver.engine.solve_paged"} <= modes
+    bad = {m: sorted(edges[m] & modes) for m in PLANNER if edges[m] & modes}
+    bad |= {m: sorted(_reached(edges, m) & modes) for m in ("solver.engine.plan", MODEL)
+            if _reached(edges, m) & modes}
+    assert bad == {}
+    assert all(MODEL in edges[m] for m in PLANNER) and MODEL in edges["solver.engine.worker"]
+
+
+def _formulas(tree: ast.AST, model_names: set[str]) -> list[str]:
+    """Functions (at any depth, methods too) that define a byte formula: named as a
+    function of the memory model is, or named `*_bytes`, `*sizes`, `*slowdown` or
+    `least*` and computing (an arithmetic operation in its body; one that only hands its
+    arguments to the model computes nothing)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            n = node.name.lstrip("_")
+            named = (n.endswith(("_bytes", "sizes", "slowdown")) or n.startswith("least"))
+            computes = any(isinstance(x, ast.BinOp) for x in ast.walk(node))
+            if node.name in model_names or (named and computes):
+                out.append(node.name)
+    return out
+
+
+def _public_functions(tree: ast.Module) -> set[str]:
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)
+            and not n.name.startswith("_")}
+
+
+def test_no_module_but_the_model_defines_a_byte_formula():
+    """Every byte formula of a tier task is the memory model's (engine/memory.py): no other
+    module of solver/engine, nor the planner, defines a function named for one
+    (`_formulas`: so did worker.slot_bytes, lean.batch_bytes, paged.sizes and
+    plan.task_bytes before issue 45)."""
+    mods = _modules()
+    model = ast.parse(mods[MODEL].read_text())
+    names = _public_functions(model) - {"default_budget"}
+    assert {"strategy", "slot_bytes", "lean_bytes", "paged_sizes", "reach_sizes"} <= names
+    scope = [m for m in mods if m.startswith("solver.engine.") or m in PLANNER]
+    bad = {m: f for m in scope if m != MODEL
+           and (f := _formulas(ast.parse(mods[m].read_text()), names))}
+    assert bad == {}
+
+
+def test_the_formula_finder_finds_formulas():
+    src = ("def slot_bytes(g): return 2 * g\n"
+           "class P:\n    def slowdown(self): return self.a / self.b\n"
+           "    def least(self): return model.least(self.game)\n"
+           "def plan():\n    def _sizes(): return 1 << 20\n    return strategy(1)\n"
+           "def strategy(x): return x\ndef ok(): return 1 + 1\n")
+    assert sorted(_formulas(ast.parse(src), {"strategy"})) == [
+        "_sizes", "slot_bytes", "slowdown", "strategy"]

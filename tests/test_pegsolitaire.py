@@ -377,14 +377,14 @@ def test_english_board_plans_within_4_gib():
     child tiers, the most its solve phase can read) fits the budget, whatever its reach
     finds. With one tier per peg count a task would read a whole block of 15 pegs
     (C(33, 15) = 1,037,158,320 slots, about 7 GiB of records)."""
-    from solver.engine import worker
+    from solver.engine import memory
     from solver.engine.manager import check_budget
     from solver.engine.plan import BASE, GIB, plan
 
     game = get_game("pegsolitaire", "board=1")
     p = plan(game, 4 * GIB - BASE)
     check_budget(game, p, 4 * GIB, 1)
-    slot = worker.slot_bytes(game)
+    slot = memory.slot_bytes(game)
     worst = max(sum(b - a for a, b in t.segments) for t in p.tasks)
     assert worst * slot + BASE < 2 * GIB
     assert worst < math.comb(33, 15) // 6

@@ -13,8 +13,9 @@ from checks import arrays, assert_matches_reference
 from games import get_game
 from games.base import GsolveError, Tier
 from games.hanoi import Hanoi
-from solver.engine import lean, loopy, manager, worker
-from solver.engine.plan import BASE, plan, task_bytes
+from solver.engine import levels, loopy, manager, memory, solve_window, worker
+from solver.engine.memory import BASE
+from solver.engine.plan import plan
 from solver.kernels.codegen import kernels
 from solver.kernels.compact import view
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
@@ -67,7 +68,7 @@ def threads(request, monkeypatch):
     monkeypatch.setenv("GSOLVE_THREADS", request.param)
     if request.param != "1":
         monkeypatch.setattr(loopy, "SPLIT", 1)
-        monkeypatch.setattr(lean, "SPLIT", 1)
+        monkeypatch.setattr(levels, "SPLIT", 1)
         monkeypatch.setattr(loopy, "BATCH", 40)
         monkeypatch.setattr(loopy, "GATHER", 7)
     return request.param
@@ -76,7 +77,7 @@ def threads(request, monkeypatch):
 @pytest.fixture(params=[False, True], ids=["fast", "lean"])
 def worker_kind(request):
     """The fast retrograde (sorted events, a frontier queue) or the lean one (levels
-    found by scanning the tier: solver/engine/lean.py)."""
+    found by scanning the tier: solver/engine/levels.py)."""
     return request.param
 
 
@@ -134,7 +135,7 @@ def test_retrograde_tiers_match_reference(name, variant, ref, tmp_path):
 @pytest.mark.parametrize("symmetry", [False, True], ids=["all", "canonical"])
 def test_loopy_tiers_side_by_side_write_the_bytes_of_one_thread(symmetry, tmp_path,
                                                                  monkeypatch):
-    """Loopy tiers of one level solved at once, a thread each (worker.solve, run_apart),
+    """Loopy tiers of one level solved at once, a thread each (solve_window, run_apart),
     write what one thread writes; the test sees groups of several tiers run (Quixo: a
     level is a count of cubes, up to 9 tiers)."""
     from solver.runtime import parallel
@@ -150,7 +151,7 @@ def test_loopy_tiers_side_by_side_write_the_bytes_of_one_thread(symmetry, tmp_pa
         groups.append(len(calls))
         return real(fn, calls)
 
-    monkeypatch.setattr(worker, "run_apart", counted)
+    monkeypatch.setattr(solve_window, "run_apart", counted)
     solve(game, "tiers", root=tmp_path / "two", symmetry=symmetry)
     assert max(groups, default=0) > 1
     for x, y in zip(arrays(game, tmp_path / "one"), arrays(game, tmp_path / "two"),
@@ -176,8 +177,8 @@ def test_side_by_side_groups_a_levels_loopy_tiers_largest_first():
 def test_counters_are_in_the_memory_estimate():
     """The retrograde arrays are counted in a window slot's bytes where they are used."""
     with_parents = get_game("quixo", "size=3")
-    assert loopy.retro_bytes(with_parents) >= 1 + 2 + 4 + 4
-    assert loopy.retro_bytes(get_game("topitop", "")) == 0  # loopy, no un-moves
+    assert memory.retro_bytes(with_parents) >= 1 + 2 + 4 + 4
+    assert memory.retro_bytes(get_game("topitop", "")) == 0  # loopy, no un-moves
 
 
 def test_a_tier_past_the_memory_runs_lean_to_the_same_bytes(tmp_path, monkeypatch):
@@ -188,8 +189,8 @@ def test_a_tier_past_the_memory_runs_lean_to_the_same_bytes(tmp_path, monkeypatc
     (lo, hi, kids), = [(t.start, t.stop, sum(game.tiers()[c].size for c in t.children
                                               if c != i))
                        for i, t in enumerate(game.tiers()) if i in t.children]
-    fast = worker.slot_bytes(game) * (hi - lo + kids)
-    least = worker.lean_bytes(game, hi - lo, kids)
+    fast = memory.slot_bytes(game) * (hi - lo + kids)
+    least = memory.lean_bytes(game, hi - lo, kids)
     limit = (fast + least) // 2
     assert least < limit < fast
     runs = []
@@ -221,5 +222,5 @@ def test_nine_mens_morris_with_symmetry_plans_within_a_16_gib_worker():
     assert p.tiers[big].label == "move W8 B8" and p.tiers[big].size > 1_200_000_000
     task, = [t for t in p.tasks if any(x == big for x, *_ in t.pieces)]
     kids = sum(e - s for s, e in task.segments) - task.size
-    assert task_bytes(game, task.size, kids, p.slot_bytes) > 50 << 30
+    assert memory.strategy(game, task.size, kids).bytes > 50 << 30
     manager.check_budget(game, p, budget, 0)  # not refused

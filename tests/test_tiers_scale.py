@@ -12,7 +12,7 @@ import pytest
 from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
-from solver.engine import cache, manager, plan, worker
+from solver.engine import cache, manager, memory, plan, worker
 from solver.methods.solve import solve
 from solver.storage.database import (
     CHUNK,
@@ -88,7 +88,7 @@ def test_interleaved_tiers_are_planned_by_level():
     assert loopy and t == max(loopies, key=lambda i: p.tiers[i].size)
     task = p.tasks[big]  # `gsolve plan` gives it at full speed, past the limit or not
     kids = sum(e - s for s, e in task.segments) - task.size
-    at_full_speed = plan.task_bytes(game, task.size, kids, p.slot_bytes)
+    at_full_speed = memory.strategy(game, task.size, kids).bytes
     assert make_plan(game)["largest_task_bytes"] == at_full_speed >= p.working_set(big)
 
 

@@ -4,7 +4,8 @@
   or one store chunk of a loop-free tier, with the child positions it reads. Those are
   measured on a sample: the middle chunk of each of the tiers with the largest child
   tiers is expanded (every position taken as reached, an upper bound) and its children
-  grouped into the ranges a task would read (solver/engine/worker.py);
+  grouped into the ranges a task would read, and sized by the memory model
+  (solver/engine/memory.py), as the worker runs them;
 * time and disk: the plan of solver/methods/estimate.py, the one a solve checks and announces:
   a timed sample of this variant's kernel on this machine, times the factor this
   machine measured on its largest solve of the game (else a default factor); disk from
@@ -19,7 +20,9 @@ import os
 from pathlib import Path
 
 from games.base import Game, GsolveError
-from solver.engine.plan import BASE, bytes_per_slot, check_tiers, least_task_bytes, task_bytes
+from solver.engine import memory
+from solver.engine.memory import BASE
+from solver.engine.plan import check_tiers
 from solver.kernels.compact import CanonicalIndex
 from solver.kernels.direct import numbers_itself
 from solver.storage.database import CHUNK, default_root
@@ -36,8 +39,7 @@ def _sample(game: Game, tier) -> tuple[int, int]:
     the chunk's first CHUNK / (4 children) slots stand for it, their far ranges scaled."""
     import numpy as np
 
-    from solver.engine.taskio import GAP, TEMPLATE
-    from solver.engine.worker import _unique
+    from solver.engine.taskio import TEMPLATE, spans, unique
     from solver.kernels.codegen import kernels
 
     if tier.size == 0:
@@ -51,12 +53,10 @@ def _sample(game: Game, tier) -> tuple[int, int]:
     far = np.empty((hi - lo) * game.max_children, np.int64)
     _, m = k.forward_far(game.ctx, own, lo, hi, lo, hi, lo, hi, far, game.max_children,
                          game.scratch_size)
-    far = _unique(far[:m])
+    far = unique(far[:m])
     if not far.size:
         return whole, 0
-    breaks = np.flatnonzero(np.diff(far) > GAP)
-    starts = far[np.concatenate(([0], breaks + 1))]
-    stops = far[np.concatenate((breaks, [far.size - 1]))] + 1
+    starts, stops = spans(far)
     return whole, int((stops - starts).sum()) * whole // (hi - lo)
 
 
@@ -97,7 +97,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         raise GsolveError(f"{game.name} does not define tiers: gsolve plan covers tiered "
                           "solves (see `gsolve list` for its methods)")
     check_tiers(game, tiers)
-    slot = bytes_per_slot(game)
+    terms = memory.Terms.of(game)
     loopy = sum(i in t.children for i, t in enumerate(tiers))
     share = canonical_shares(game, tiers) if game.symmetry else [1.0] * len(tiers)
     kids = [sum(tiers[c].size for c in t.children if c != i) for i, t in enumerate(tiers)]
@@ -113,10 +113,10 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         if i in t.children:  # a loopy tier is one task: scale the sample to all of it
             own, far = t.size, min(kids[i], far * t.size // max(1, own))
         own, far = round(own * share[i]), round(far * share[i])  # compact: canonical ones
-        ws = task_bytes(game, own, far, slot)
+        ws = memory.strategy(game, own, far, terms=terms).bytes
         if ws > largest:
             largest, at = ws, i
-        least = max(least, least_task_bytes(game, own, far, slot))
+        least = max(least, memory.least_bytes(game, own, far, terms))
     stored = [round(t.size * x) for t, x in zip(tiers, share, strict=True)]
     numbered = bool(game.symmetry) and numbers_itself(game)  # no index held then
     index = 0

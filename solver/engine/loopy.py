@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Game
-from solver.engine.lean import SPLIT, event_levels, max_parents, split, too_far
-from solver.engine.lean import propagate as lean_propagate
+from solver.engine.levels import SPLIT, event_levels, split, too_far
+from solver.engine.levels import propagate as lean_propagate
+from solver.engine.memory import counter_dtype, max_parents, retro_bytes
 from solver.kernels.records import (
     DRAW,
     LOSE,
@@ -18,7 +19,6 @@ from solver.kernels.records import (
     VISITED,
     WIN,
     max_record_remoteness,
-    record_dtype,
 )
 from solver.runtime.parallel import Shared, run_blocks, run_each, threads
 
@@ -59,7 +59,8 @@ def retrograde(game: Game, win, seg, lo, hi, obase, bad, lean: bool = False) -> 
     """A loopy tier by retrograde through the game's un-moves (kernels/tier_retro.py): the
     records `sweeps` gives, from one child generation per position and one parent
     generation per decided one, instead of one child generation per position and sweep.
-    `lean`: levels found by scanning the tier (engine/lean.py), in `retro_bytes(lean=True)`."""
+    `lean`: levels found by scanning the tier (engine/levels.py), in
+    `memory.retro_bytes(lean=True)`."""
     from solver.kernels.codegen import kernels
 
     propagate = lean_propagate if lean else _propagate
@@ -215,17 +216,3 @@ def _event_order(k, evl, win, base, index):
     order = np.empty(first[-1], index)
     run_each(k.place_events, [(evl, fill[j], order, a, b) for j, (a, b) in enumerate(parts)])
     return first, order, n_open
-
-
-def counter_dtype(game: Game):
-    """Child counters of `retrograde`, with room for one more count and a `never` value."""
-    return np.uint8 if game.max_children + 1 < 255 else np.uint16
-
-
-def retro_bytes(game: Game, lean: bool = False) -> int:
-    """Memory of `retrograde` per position of the loopy tier it runs on (0 when it does not
-    run): counter and event level, and (not `lean`) sorted events and frontier queue."""
-    if not game.has_parents or not game.loopy:
-        return 0
-    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    return np.dtype(counter_dtype(game)).itemsize + rec + (0 if lean else 4 + 4)

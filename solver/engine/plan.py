@@ -8,7 +8,8 @@ and a loopy tier is never split (its in-tier sweeps need all of it). Tasks depen
 tasks that hold their child tiers; a cut that would make two tasks depend on each other
 (a game whose tiers are not ordered by hash) is removed. Nothing is sized by the whole
 hash: a task holds its own range and its child tiers, so a solve's memory follows its
-largest task.
+largest task. What a task holds, and how it runs within the budget, is the memory
+model's (engine/memory.py): the plan asks it, as the worker does.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ import bisect
 from dataclasses import dataclass
 
 from games.base import Game, GsolveError, Tier
-from solver.engine import paged, paged_reach, worker
-from solver.engine.task import FAN, Task, merge
-from solver.runtime.parallel import threads
+from solver.engine import memory
+from solver.engine.memory import BASE  # noqa: F401 (a process's bytes beside its tasks)
+from solver.engine.task import Task, merge
 from solver.storage.database import CHUNK
 
 GIB = 1 << 30
-BASE = 400 << 20  # bytes a solving process holds besides its task (interpreter, numba, zarr)
 MAX_TASK = 1 << 24  # own slots of a grouped task: more tasks side by side, little overhead
 MIN_TASK = 1 << 22  # ... and at least this many, where the hash has 32 times as many
 LOCAL_TASK = 1 << 23  # the largest reach task a cluster's client runs while it starts
@@ -70,52 +70,6 @@ def check_tiers(game: Game, tiers: list[Tier]) -> list[int]:
     return order
 
 
-bytes_per_slot = worker.slot_bytes
-
-
-def task_bytes(game: Game, own: int, kids: int, slot: int, limit: int = 0) -> int:
-    """Planned memory of a task of `own` positions whose child tiers hold `kids`: the
-    larger of its reach phase (a byte per own position, its distinct far children as int64
-    hashes) and its solve phase (own and child windows as records); the far children are
-    guessed at most FAN times the own positions (plan.py measures them on samples).
-    A task that passes `limit` (when given) so runs as the worker then runs it: its solve
-    in the lean worker (worker.lean_bytes) or paged, and its reach in a window of a byte
-    per slot where the worker holds one (twice it fits the limit), or paged."""
-    far = min(kids, FAN * own)
-    reach = own + 8 * far + worker.block_bytes(game) * threads()
-    solve = slot * (own + far)
-    fast = max(reach, solve)
-    if not limit or fast <= limit:
-        return fast
-    if 2 * (own + kids) <= limit:
-        reach = min(reach, own + kids)
-    elif reach > limit:  # a part at a time (engine/paged_reach.py)
-        reach = max(paged_reach.least_bytes(game), limit)
-    return max(reach, least_solve_bytes(game, own, far, solve, limit))
-
-
-def least_task_bytes(game: Game, own: int, kids: int, slot: int) -> int:
-    """The least memory a worker runs such a task in (`task_bytes` at that limit): its
-    reach in a window where that is less than collecting far children, its solve in the
-    lean worker where that is less than at full speed, or either a part at a time (paged)."""
-    far = min(kids, FAN * own)
-    reach = min(own + 8 * far + worker.block_bytes(game) * threads(), 2 * (own + kids),
-                paged_reach.least_bytes(game))
-    return max(reach, least_solve_bytes(game, own, far, slot * (own + far)))
-
-
-def least_solve_bytes(game: Game, own: int, far: int, fast: int, limit: int = 0) -> int:
-    """A task's solve as the worker runs it within `limit` (0: as little as it can): at
-    full speed, else in the lean worker, else paged (engine/paged.py: in `limit`, or in
-    its least where that is more), where the game can be (un-moves for a loopy tier)."""
-    least = min(fast, worker.lean_bytes(game, own, far))
-    if not paged.pages(game) or least <= limit:
-        return least
-    if not limit:
-        return min(least, paged.least_bytes(game))
-    return max(paged.least_bytes(game), limit)
-
-
 @dataclass
 class Plan:
     tiers: list[Tier]
@@ -127,11 +81,16 @@ class Plan:
     slot_bytes: int
     game: Game
     limit: int = 0  # the memory a task may hold (0: any): past it the lean worker runs
+    terms: memory.Terms | None = None  # the game's terms of the memory model
 
-    def working_set(self, i: int) -> int:
+    def strategy_of(self, i: int) -> memory.Strategy:
+        """How task i runs within the plan's `limit` (memory.strategy)."""
         t = self.tasks[i]
         kids = sum(e - s for s, e in t.segments) - t.size
-        return task_bytes(self.game, t.size, kids, self.slot_bytes, self.limit)
+        return memory.strategy(self.game, t.size, kids, self.limit, terms=self.terms)
+
+    def working_set(self, i: int) -> int:
+        return self.strategy_of(i).bytes
 
     @property
     def largest(self) -> int:
@@ -139,20 +98,9 @@ class Plan:
 
     def slowdown(self) -> float:
         """How much longer the tasks take than at full speed, weighted by their size:
-        those whose solve runs paged within `limit` (paged.slowdown), the rest as timed."""
-        if (not self.limit or not paged.pages(self.game)
-                or self.limit < paged.least_bytes(self.game)):  # refused for memory
-            return 1.0
-        total = weighted = 0.0
-        for t in self.tasks:
-            kids = sum(e - s for s, e in t.segments) - t.size
-            far = min(kids, FAN * t.size)
-            lean = min(self.slot_bytes * (t.size + far),
-                       worker.lean_bytes(self.game, t.size, far))
-            total += t.size
-            weighted += t.size * (paged.slowdown(lean / self.limit) if lean > self.limit
-                                  else 1.0)
-        return weighted / total if total else 1.0
+        those whose solve runs paged within `limit`, the rest as timed."""
+        return memory.average_slowdown((t.size, self.strategy_of(i).slowdown)
+                                       for i, t in enumerate(self.tasks))
 
 
 def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
@@ -169,7 +117,8 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     n = game.hash_size
     max_task = max_task or task_cap(n)
     chunk = max(1, min(chunk, n))
-    slot = bytes_per_slot(game)
+    terms = memory.Terms.of(game)
+    slot = terms.slot
     starts = [t.start for t in tiers]
     loopy = [i in t.children for i, t in enumerate(tiers)]
     level = [0] * len(tiers)  # 1 + the deepest child: tiers of one level never need each other
@@ -177,7 +126,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         level[t] = 1 + max((level[c] for c in tiers[t].children if c != t), default=-1)
 
     def fits(own, kids):  # at full speed: the lean worker only takes what cannot be cut
-        return task_bytes(game, own, kids, slot) <= (limit or 1 << 62)
+        return memory.strategy(game, own, kids, terms=terms).bytes <= (limit or 1 << 62)
 
     planned = cuts is None  # cuts of an earlier run are kept as they are
     by_level = spread > 1
@@ -188,7 +137,8 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
         tasks, deps = _tasks(tiers, starts, loopy, level, cuts)
         run_order, stuck = _topological(deps)
         if not stuck:
-            return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game, limit or 0)
+            return Plan(tiers, order, cuts, tasks, deps, run_order, slot, game, limit or 0,
+                        terms)
         if planned and not by_level:
             # a game whose hash interleaves tiers of different depths (Bagh-Chal: the
             # finished tiers of every stage): tasks of one level each never need each other

@@ -47,6 +47,18 @@ def runs(task: Task) -> list[tuple[int, int, bool, list]]:
     return [(lo, hi, loopy, [p for p, _ in ps]) for lo, hi, loopy, ps in out]
 
 
+def parents_first(task: Task, step, after=None) -> None:
+    """`step(lo, hi)` over the task's runs, parents first, repeated on a loopy run until it
+    marks nothing new (its fixed point); `after()` once each run is done."""
+    for lo, hi, in_tier, _ in reversed(runs(task)):
+        while True:
+            new = step(lo, hi)
+            if not in_tier or new == 0:
+                break
+        if after is not None:
+            after()
+
+
 def side_by_side(task: Task, rs: list, small: int, parts: int) -> list[list]:
     """`rs` (the task's `runs`, in order) as groups to run in turn: each level's loopy runs
     of at most `small` slots (which never need each other) in one group, largest first, to

@@ -1,9 +1,11 @@
-"""A task's reads and writes of the store, shared by the tier workers (worker.py, the
-paged ones): the reach bytes pushed to child tasks, child records read into a window,
-records written a piece at a time. A write may be queued (engine/cache.py): the arrays
-given to it are never changed after."""
+"""A task's reads and writes of the store, shared by the modes of the tier worker
+(engine/reach_*.py, engine/solve_*.py): the reach bytes pushed to child tasks, child
+records read into a window, records written a piece at a time. A write may be queued
+(engine/cache.py): the arrays given to it are never changed after."""
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
@@ -14,6 +16,40 @@ GAP = 1 << 16  # far children further apart than this start a new window range
 WRITE = 1 << 24  # positions a task stores at a time (their value and remoteness buffers)
 REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
 TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
+
+
+def holder(lock):
+    """`lock(chunks)` where given, else a lock that holds nothing (a single process)."""
+    return lock or (lambda chunks: contextlib.nullcontext())
+
+
+def own_marks(arr, game, a: int, b: int, own: np.ndarray) -> None:
+    """The reach bytes of [a, b) as the task's parents left them (an earlier try of the
+    task starts over), the start marked."""
+    own[:] = arr[a:b] != 0
+    if a <= game.start < b:
+        own[game.start - a] = 1
+
+
+def unique(x: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (by sorting: numpy's hashing unique is slower on these)."""
+    x = np.sort(x)
+    if x.size < 2:
+        return x
+    keep = np.empty(x.size, bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]
+
+
+def spans(far: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, stops) of sorted distinct hashes, a new range where they are more than GAP
+    apart: the child ranges a solve reads."""
+    if not far.size:
+        return far, far
+    breaks = np.flatnonzero(np.diff(far) > GAP)
+    return (far[np.concatenate(([0], breaks + 1))],
+            far[np.concatenate((breaks, [far.size - 1]))] + 1)
 
 
 def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -92,16 +92,11 @@ def size(n: float) -> str:
 
 # -- memory ------------------------------------------------------------------------------
 def memory_need(game: Game, method: str) -> int:
-    """Bytes of the arrays `method` allocates for `game` over the whole hash (see each
-    solver's docstring); for tiers, everything in memory at once (see `tier_memory`)."""
+    """Bytes of the arrays a whole-hash `method` (not tiers: `tier_memory`, from the tier
+    engine's memory model) allocates for `game` (see each solver's docstring)."""
     from solver.kernels.records import record_dtype
 
     rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    if method == "tiers":
-        tiers = game.tiers()
-        window = max(t.size + sum(tiers[c].size for c in t.children if c != i)
-                     for i, t in enumerate(tiers))
-        return game.hash_size + 2 * rec * window
     if method == "retrograde":
         counter = 1 if game.max_children < 256 else 2
         return game.hash_size * (rec + counter + (0 if game.has_parents else 16))
@@ -117,7 +112,8 @@ def tier_memory(game: Game, budget: int, workers: int = 0) -> int:
 def tier_plan(game: Game, budget: int, workers: int = 0) -> tuple[int, float]:
     """(`tier_memory`, how much longer than at full speed its tasks take: the paged ones,
     Plan.slowdown)."""
-    from solver.engine.plan import BASE, plan
+    from solver.engine.memory import BASE
+    from solver.engine.plan import plan
     from solver.kernels.direct import numbers_itself
 
     if game.symmetry and numbers_itself(game):  # its own numbering, no index: the tasks
@@ -171,7 +167,7 @@ def estimate(game: Game, method: str, available: int | None = None,
     disk_bytes = int(game.hash_size * share * per_slot)
     bound = False
     if method == "tiers":
-        from solver.engine.manager import default_budget
+        from solver.engine.memory import default_budget
 
         budget = budget or default_budget()
         if seconds > HORIZON and (not plan_memory or game.hash_size > PLAN_SLOTS):
@@ -183,7 +179,7 @@ def estimate(game: Game, method: str, available: int | None = None,
                 idle = cpu / min(parallel, threads(), os.cpu_count() or 1)
             cpu, seconds, idle = cpu * slow, seconds * slow, idle * slow  # paged tasks
     else:  # its arrays, and what the process holds besides (interpreter, numba, zarr)
-        from solver.engine.plan import BASE
+        from solver.engine.memory import BASE
 
         need = memory_need(game, method) + BASE
     return Estimate(method, int(need), float(seconds), measured, have, disk_bytes, source,
@@ -245,7 +241,7 @@ def _fits(e: Estimate, budget: int | None = None) -> bool:
     """Whether the plan's memory fits: a tiered one within its budget (the tier manager
     cut its tasks so), every one within what this machine may use."""
     if e.method == "tiers":
-        from solver.engine.manager import default_budget
+        from solver.engine.memory import default_budget
 
         if e.bytes > (budget or e.budget or default_budget()):  # (the memory available
             # changes: a plan that fills its budget is judged by that budget)
@@ -284,7 +280,7 @@ def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> 
 
     budget = memory
     if est.method == "tiers":
-        from solver.engine.manager import default_budget
+        from solver.engine.memory import default_budget
 
         budget = memory or default_budget()
     if too_long and est.bound and game.hash_size <= PLAN_SLOTS:
@@ -331,7 +327,7 @@ def _suggestion(game, asked, memory, workers, root, have, no_time_limit):
     asked for made to fit (--memory, --symmetry) before another method, the fastest first.
     Each is the plan a solve with those options makes (a --symmetry one samples the
     canonical game), so the solve it names passes this same check."""
-    from solver.engine.manager import default_budget
+    from solver.engine.memory import default_budget
 
     methods = _methods(game)
     syms = [game.symmetry] + ([True] if game.has_symmetry and not game.symmetry else [])

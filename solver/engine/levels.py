@@ -1,10 +1,12 @@
-"""The lean tier worker: a loopy tier's retrograde that holds 3 bytes a position besides
-its records (a child counter and an event level), where loopy.retrograde also holds a
-sorted event list and a frontier queue (8 more). A task runs it when the fast one would
-pass its memory: Nine Men's Morris's largest task (move W8 B9, 1.07 G canonical positions
-and their child tiers) needs 11 GiB this way, 62 GiB the fast way.
+"""The levels of a loopy tier's retrograde, shared by its fast, lean and paged forms
+(engine/loopy.py, engine/solve_paged.py): a tier's events counted by level, and the lean
+form's level-by-level scan, which holds 3 bytes a position besides its records (a child
+counter and an event level), where loopy's fast form also holds a sorted event list and a
+frontier queue (8 more). A task runs the lean form when the fast one would pass its memory
+(engine/memory.py): Nine Men's Morris's largest task (move W8 B9, 1.07 G canonical
+positions and their child tiers) needs 11 GiB this way, 62 GiB the fast way.
 
-It gives the same records as the fast worker: each level settles the same positions, at
+It gives the same records as the fast form: each level settles the same positions, at
 the same remoteness (kernels/tier_lean.py). What it pays is a scan of the tier per level
 that has work, instead of walking a queue."""
 
@@ -13,18 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Game, GsolveError
+from solver.engine.memory import LEAN_BATCH
 from solver.kernels import tier_lean
 from solver.kernels.records import max_record_remoteness
 from solver.runtime.parallel import blocks, run_blocks, run_each, threads
 
-BATCH = 1 << 14  # frontier entries a scan part collects before their parents are gathered
 SPLIT = 1 << 16  # a tier this large spreads its serial steps over the pool
 
 
 def propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit,
               mp) -> None:
     """loopy._propagate's levels, each a scan of the tier in one part per thread: the
-    part settles its events of the level and collects its frontier, BATCH at a time; the
+    part settles its events of the level and collects its frontier, LEAN_BATCH at a time; the
     parents of the collected entries are gathered in blocks on the pool and applied by a
     thread per parent range (the parts again)."""
     ctx, ss = game.ctx, game.scratch_size
@@ -35,7 +37,7 @@ def propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit,
     index = np.uint32 if m < 1 << 32 else np.int64
     ways = threads() if m >= SPLIT else 1
     parts = split(0, m, ways)
-    batch = min(BATCH, m)
+    batch = min(LEAN_BATCH, m)
     outs = [np.empty(batch, index) for _ in parts]
     queue = np.empty(batch * len(parts), index)
     buf = np.empty(queue.size * mp, np.int32 if m < 1 << 31 else np.int64)
@@ -72,18 +74,6 @@ def propagate(k, game: Game, win, cnt, evl, lo, hi, obase, target, never, limit,
             raise too_far(game, limit)
         frontier = settled
         level += 1
-
-
-def batch_bytes(game: Game, m: int) -> int:
-    """Memory of `propagate`'s buffers on a tier of m positions: each part's frontier
-    batch, their concatenation and the parents gathered of it."""
-    n = min(BATCH, m) * threads()
-    return 4 * n * 2 + 4 * n * max_parents(game)
-
-
-def max_parents(game: Game) -> int:
-    """The most parents a position has (its children's bound where the game says none)."""
-    return max(1, int(getattr(game, "max_parents", game.max_children)))
 
 
 def event_levels(k, evl, win, base):

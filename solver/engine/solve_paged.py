@@ -1,15 +1,15 @@
-"""The paged tier worker: a task solved a part at a time when not even the lean worker's
-arrays fit its memory. The task's records, and a loopy tier's counters and event levels,
-live in scratch files; memory holds one part of them and one page of the window (its
-own range and child ranges as records) at a time, so a task needs a chunk or so of each
-(`least_bytes`), however large its tier. A fold's cost grows with its pages, so the page
-takes most of the memory and a fold's part little; the levels hold no page, and take
-parts as large as the memory holds.
+"""The paged solve mode (engine/memory.py PAGED): a task solved a part at a time when not
+even the lean mode's arrays fit its memory. The task's records, and a loopy tier's
+counters and event levels, live in scratch files; memory holds one part of them and one
+page of the window (its own range and child ranges as records) at a time, so a task needs
+a chunk or so of each (`memory.paged_least_bytes`), however large its tier. A fold's cost
+grows with its pages, so the page takes most of the memory and a fold's part little; the
+levels hold no page, and take parts as large as the memory holds.
 
 What it pays (kernels/tier_paged.py): the children of a part are generated once per page
 of the window, and each level of a loopy tier reads and writes back the parts that have
 work in it, their in-tier parents' notices passed on through files. It writes the same
-records as the lean and fast workers: every step is theirs, taken a part at a time.
+records as the lean and fast modes: every step is theirs, taken a part at a time.
 
 Scratch files (engine/scratch.py) live in $GSOLVE_SCRATCH, one folder per task, removed
 when the task ends. A resumed solve redoes the task from its start."""
@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver.engine.lean import event_levels, max_parents, too_far
-from solver.engine.loopy import counter_dtype
+from solver.engine import memory
+from solver.engine.levels import event_levels, too_far
+from solver.engine.memory import GIB, counter_dtype, max_parents, paged_batch, pool_bytes
 from solver.engine.scratch import Parts, Scratch
 from solver.engine.task import Task, outside, runs, window
 from solver.engine.taskio import REACHED, TEMPLATE, load_records
@@ -37,62 +38,6 @@ from solver.runtime.parallel import call, run_blocks
 from solver.storage import database
 
 PAGED = "solver.kernels.tier_paged"
-NOTES = 1 << 20  # parent notices gathered at a time (a batch of frontier: NOTES // parents)
-GIB = 1 << 30
-
-
-def pages(game: Game) -> bool:
-    """Whether a task of the game can run paged: a loopy tier needs un-moves."""
-    return game.has_parents or not game.loopy
-
-
-def slowdown(over: float) -> float:
-    """A paged task's time over its full-speed time, where the lean worker would need
-    `over` times the task's memory: measured on Nine's move W5 B5 (2.6, 3.2 and 6.3 times
-    at 2.3, 4.5 and 9 times; benchmarks/results/2026-11-28-paged.md), a little over each."""
-    return max(2.6, 0.75 * over)
-
-
-def state_bytes(game: Game) -> int:
-    """Bytes a part holds per position: its record, and a loopy tier's counter, event
-    level and slowest WIN child (the loop-free fold's best child in the last)."""
-    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    return 3 * rec + np.dtype(counter_dtype(game)).itemsize + 1  # + its reach byte, read once
-
-
-def buffer_bytes(game: Game) -> int:
-    """A part's frontier batch, its notices and a chunk read."""
-    return (batch(game) + NOTES) * 8 + 4 * database.CHUNK
-
-
-def batch(game: Game) -> int:
-    """Frontier entries scanned at a time: their parents fill the notices at most."""
-    return max(1, NOTES // max_parents(game))
-
-
-def least_bytes(game: Game) -> int:
-    """The least memory a paged task runs in: a store chunk of part and of page."""
-    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    return database.CHUNK * (state_bytes(game) + rec) + buffer_bytes(game)
-
-
-def level_bytes(game: Game) -> int:
-    """Bytes a part of the levels holds per position: its record, counter and event level."""
-    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    return 2 * rec + np.dtype(counter_dtype(game)).itemsize
-
-
-def sizes(game: Game, own: int, slots: int, limit: int, chunk: int) -> tuple[int, int, int]:
-    """(fold part positions, page slots, level part positions) within `limit`. A fold
-    generates every part's children once per page, so the page takes most of the memory
-    and a fold part an eighth of it (whole chunks, at least one); the levels hold no page,
-    so their parts take all of it."""
-    rec = np.dtype(record_dtype(game.max_remoteness)).itemsize
-    room = limit - buffer_bytes(game)
-    part = min(own, max(chunk, room // 8 // state_bytes(game) // chunk * chunk))
-    page = min(slots, max(chunk, (room - part * state_bytes(game)) // rec))
-    level = min(own, max(part, room // level_bytes(game)))
-    return int(part), int(page), int(level)
 
 
 def _carve(pool: np.ndarray, shapes) -> list[np.ndarray]:
@@ -105,17 +50,15 @@ def _carve(pool: np.ndarray, shapes) -> list[np.ndarray]:
     return out
 
 
-def _pool_bytes(shapes) -> int:
-    return sum(-(-np.dtype(d).itemsize * n // 8) * 8 for d, n in shapes)
-
-
-def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
+def solve(game: Game, group, task: Task, segments, limit: int, write, parts=None) -> int:
     """Solve `task` paged within `limit` bytes; `write(rec, base, lo, hi)` stores records
-    rec[h - base] of hashes [lo, hi) and returns how many are decided."""
+    rec[h - base] of hashes [lo, hi) and returns how many are decided. `parts`: (fold
+    part, page, level part) sizes to take (default: memory.paged_sizes within `limit`)."""
     from solver.kernels.codegen import kernels
 
-    if limit < least_bytes(game):
-        raise GsolveError(f"{game.describe()}: a task needs {least_bytes(game) / GIB:,.2f} GiB "
+    least = memory.paged_least_bytes(game)
+    if limit < least:
+        raise GsolveError(f"{game.describe()}: a task needs {least / GIB:,.2f} GiB "
                           f"at the least (a store chunk of each array), more than the "
                           f"{limit / GIB:,.2f} GiB it may hold: raise --memory")
     loopy_runs = [r for r in runs(task) if r[2]]
@@ -129,7 +72,7 @@ def solve(game: Game, group, task: Task, segments, limit: int, write) -> int:
     dtype = record_dtype(game.max_remoteness)
     gstart, gstop, woff, obase, slots = window(task, segments)
     chunk = min(database.CHUNK, max(1, task.size))
-    part, page, level = sizes(game, task.size, slots, limit, chunk)
+    part, page, level = parts or memory.paged_sizes(game, task.size, slots, limit, chunk)
     level = task.size if level >= task.size else max(part, level // part * part)
     value_arr, rem_arr = group["value"], group["remoteness"]
     kids = list(outside(task, segments))
@@ -208,7 +151,7 @@ class _Run:
                 (dtype, page)]
         level = [(dtype, self.level), (cdt, self.level), (dtype, self.level)]
         # one pool: a fold's parts and page, or the levels' larger parts, never both
-        pool = np.empty(max(_pool_bytes(fold), _pool_bytes(level)), np.uint8)
+        pool = np.empty(max(pool_bytes(fold), pool_bytes(level)), np.uint8)
         *held, self.page_buf = _carve(pool, fold)
         self.held = {False: dict(zip(("rec", "cnt", "evl", "slow"), held, strict=True)),
                      True: dict(zip(("rec", "cnt", "evl"), _carve(pool, level), strict=True))}
@@ -309,7 +252,7 @@ class _Run:
         n = ps.n
         due = np.zeros(n, np.int64)  # positions of each part decided at the level
         waiting = np.zeros(n, np.int64)  # notices of the level before, by part
-        cap = batch(game)
+        cap = paged_batch(game)
         queue = np.empty(cap, np.int64)
         notes = np.empty(cap * self.mp, np.int64)
         level = 0

@@ -1,6 +1,6 @@
-"""The reach phase of a task a part at a time, for a task whose reach bytes, or its far
-children, do not fit its memory (engine/worker.py `reach` takes it then): the paged
-solve's counterpart (engine/paged.py).
+"""The paged reach mode (engine/memory.py PAGED): the reach phase of a task a part at a
+time, for a task whose reach bytes, or its far children, do not fit its memory: the paged
+solve's counterpart (engine/solve_paged.py).
 
 The task's reach bytes live in a scratch file and are expanded a part at a time
 (kernels/tiers.py `forward_part`): a child in the part is marked at once, one in another
@@ -13,49 +13,32 @@ bytes are stored."""
 
 from __future__ import annotations
 
-import contextlib
 from functools import partial
 
 import numpy as np
 
 from games.base import Game
-from solver.engine.paged import NOTES
+from solver.engine import memory
+from solver.engine.memory import NOTES, REACH_BUFFER
 from solver.engine.scratch import Parts, Scratch
 from solver.engine.task import Task, window
-from solver.engine.taskio import REACHED, TEMPLATE, push_window, put
-from solver.runtime.parallel import _executor, call, threads
-from solver.storage import database
-
-BUFFER = 1 << 18  # children a block of a part collects for other parts, and outside the task
+from solver.engine.taskio import REACHED, TEMPLATE, holder, own_marks, push_window, put
+from solver.runtime.parallel import call, executor, threads
 
 
-def least_bytes(game: Game) -> int:
-    """A chunk of the task's bytes, a chunk-sized page of far marks, each thread's notice
-    and far buffers, and a read of a notice file."""
-    return 2 * database.CHUNK + 2 * BUFFER * 8 * threads() + NOTES * 8
-
-
-def sizes(own: int, slots: int, limit: int) -> tuple[int, int]:
-    """(part positions, page slots) within `limit`, each at least a chunk."""
-    room = max(0, limit - 2 * BUFFER * 8 * threads() - NOTES * 8)
-    chunk = database.CHUNK
-    part = min(own, max(chunk, room // 2 // chunk * chunk))
-    page = min(max(1, slots), max(chunk, room - part))
-    return int(part), int(page)
-
-
-def reach(game: Game, group, task: Task, lock, limit: int, bad) -> tuple[int, np.ndarray,
-                                                                          np.ndarray]:
-    """The task's reach within `limit` bytes; returns (positions reached in its own range,
-    starts and stops of the child ranges it marked)."""
+def reach(game: Game, group, task: Task, lock, limit: int, bad,
+          parts=None) -> tuple[int, np.ndarray, np.ndarray]:
+    """The task's reach within `limit` bytes, in parts and pages of `parts[:2]` where
+    given (else memory.reach_sizes); returns (positions reached in its own range, starts
+    and stops of the child ranges it marked)."""
     from solver.kernels.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
     arr = group[REACHED]
     gstart, gstop, woff, obase, slots = window(task)
-    part, page = sizes(task.size, slots, limit)
+    part, page = parts[:2] if parts else memory.reach_sizes(task.size, slots, limit)
     mc, ss = game.max_children, game.scratch_size
-    step = max(1, BUFFER // mc)
+    step = max(1, REACH_BUFFER // mc)
     buf = np.empty(part, np.uint8)
     with Scratch(task) as sc:
         ps = Parts(sc, task.a, task.b, part, {"own": (buf, "own", 0)})
@@ -65,9 +48,7 @@ def reach(game: Game, group, task: Task, lock, limit: int, bad) -> tuple[int, np
         for j in range(ps.n):  # an earlier try starts over
             a, b = ps.bounds(j)
             own = ps.take(j, ("own",))["own"]
-            own[:] = arr[a:b] != 0
-            if a <= game.start < b:
-                own[game.start - a] = 1
+            own_marks(arr, game, a, b, own)
             ready[j] = bool(own.any())
         ps.flush()
 
@@ -92,7 +73,7 @@ def reach(game: Game, group, task: Task, lock, limit: int, bad) -> tuple[int, np
                 while True:
                     blocks = [(x, min(pb, x + step)) for x in range(pa, pb, step)]
                     if len(blocks) > 1 and threads() > 1:
-                        got = list(_executor().map(partial(expand, pa, pb, own), blocks))
+                        got = list(executor().map(partial(expand, pa, pb, own), blocks))
                     else:
                         got = [call(expand, pa, pb, own, xy) for xy in blocks]
                     new = 0
@@ -110,7 +91,7 @@ def reach(game: Game, group, task: Task, lock, limit: int, bad) -> tuple[int, np
             put([(arr, own.copy())], a, b, lock)  # a store write may be queued: not the buffer
             reached += int(np.count_nonzero(own))
         ps.held = -1  # nothing to write back: the store holds them
-        hold = lock or (lambda cs: contextlib.nullcontext())
+        hold = holder(lock)
         starts, stops = [], []
         marks = np.empty(min(page, slots), np.uint8)
         for q in range(pages):
