@@ -4,8 +4,9 @@ Each scenario is a tiered solve cut into small chunks and tasks (so that it has 
 of fault points). It is solved once cleanly to count its chunk writes and renames, and
 against a reference solved by another method (dfs or retrograde, which share no code with
 the tier engine's writer). Then, at N points spread over its writes and renames, a solve
-is broken there (solver/storage/chunkio.py GSOLVE_FAULT: ENOSPC half-way through a chunk write, EIO
-on a rename, SIGKILL in the middle of either; or SIGTERM and SIGKILL at random times),
+is broken there (tests/hooked.py --fault, through solver/storage/chunkio.py's fault hook:
+ENOSPC half-way through a chunk write, EIO on a rename, SIGKILL in the middle of either;
+or SIGTERM and SIGKILL at random times),
 twice over where `--twice`, and resumed with no fault. Every resume must be byte-identical
 to the reference or refuse with one line (exit 2, no traceback): never "complete" and
 wrong. Prints one line per fault and a table of counts.
@@ -68,9 +69,9 @@ def gsolve(args: list[str], db: str, chunk: int, task: int, fault: str = "",
            counts: str = "", timeout: float = 300, signal_after: tuple | None = None,
            env_extra: dict | None = None):
     """Run a solve in a fresh process with small chunks and tasks; (exit status, stderr)."""
-    env = dict(os.environ, GSOLVE_FAULT=fault, FAULTS_COUNT_FILE=counts, **(env_extra or {}))
-    env.pop("GSOLVE_TIER_PAUSE", None)
-    cmd = [sys.executable, __file__, "solve", str(chunk), str(task), "--", *args,
+    env = dict(os.environ, **(env_extra or {}))
+    hooks = [*(["--fault", fault] if fault else []), *(["--counts", counts] if counts else [])]
+    cmd = [sys.executable, __file__, "solve", str(chunk), str(task), *hooks, "--", *args,
            "--method", "tiers", "--quiet", "--db", db]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -184,15 +185,14 @@ def sweep(name: str, points: int, twice: bool = False, timed: int = 0, seed: int
 
 
 def _solve(argv: list[str]) -> None:
-    """`faults.py solve CHUNK TASK -- GSOLVE ARGS`: gsolve with chunks and tasks of that
-    many slots; the counts of chunk writes and renames go to $FAULTS_COUNT_FILE."""
+    """`faults.py solve CHUNK TASK [--fault SPEC] [--counts FILE] -- GSOLVE ARGS`: gsolve
+    with chunks and tasks of that many slots, through tests/hooked.py (which breaks the
+    write SPEC names and writes the counts of chunk writes and renames to FILE)."""
     chunk, task = int(argv[0]), int(argv[1])
-    from solver.command.cli import main
-    from solver.engine import plan
-    from solver.storage import chunkio, database
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "tests"))
+    import hooked
 
-    database.CHUNK = chunk
-    plan.MAX_TASK = plan.MIN_TASK = task
     if os.environ.get("FAULTS_LEAN") or os.environ.get("FAULTS_PAGED"):
         import functools
 
@@ -205,15 +205,7 @@ def _solve(argv: list[str]) -> None:
             part, page, *level = map(int, os.environ["FAULTS_PAGED"].split(","))
             forced = Strategy(PAGED, PAGED, parts=(part, page, *(level or [2 * part])))
         manager.solve_into = functools.partial(manager.solve_into, strategy=forced)
-    chunkio.FAULT = chunkio.FAULT or "count"  # counts its steps (no fault named "count")
-    code = main(argv[argv.index("--") + 1:])
-    where = os.environ.get("FAULTS_COUNT_FILE")
-    if where:
-        with open(where, "w") as f:
-            json.dump(chunkio._calls, f)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    hooked.run(["--chunk", str(chunk), "--task", str(task), *argv[2:]])
 
 
 def main() -> None:

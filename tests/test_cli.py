@@ -302,7 +302,6 @@ def test_scheduler_and_workers_exclude_each_other(db, capsys):
     ("GSOLVE_PROGRESS_SECONDS", "abc"),
     ("GSOLVE_PROGRESS_SECONDS", "nan"),
     ("GSOLVE_PROGRESS_SECONDS", "-1"),
-    ("GSOLVE_TIER_PAUSE", "soon"),
     ("GSOLVE_THREADS", "1.5"),
     ("GSOLVE_THREADS", "0"),
 ])

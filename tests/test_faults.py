@@ -104,9 +104,9 @@ def test_a_failed_write_stops_the_queue_before_the_record():
 
 # -- a resume re-reads the tasks recorded last -------------------------------------------------
 def interrupted(tmp_path, monkeypatch, stop):
-    """A tiered Connect-4 4x4 solve of small tasks stopped after `stop` progress updates."""
+    """A tiered Connect-4 4x4 solve of small tasks stopped after `stop` progress updates
+    (the writes queued before the stop are written and recorded as it ends)."""
     monkeypatch.setattr(database, "CHUNK", 1 << 12)
-    monkeypatch.setenv("GSOLVE_TIER_PAUSE", "0.001")  # writes in line: a stop is exact
 
     class Stop(Exception):
         pass
@@ -123,7 +123,6 @@ def interrupted(tmp_path, monkeypatch, stop):
     path = group_path(tmp_path, game)
     with pytest.raises(Stop):
         manager.solve_into(game, path, Counting(), fresh=True, max_task=1 << 12)
-    monkeypatch.delenv("GSOLVE_TIER_PAUSE")
     return game, path
 
 

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from hooked import command as hooked
 
 from games import get_game
 from games.base import GsolveError, Tier
@@ -133,9 +134,10 @@ def test_interrupted_tier_solve_resumes_to_the_same_arrays(tmp_path):
     with the same arrays as an uninterrupted solve."""
     game = get_game("tictactoe")
     root = tmp_path / "db"
-    env = dict(os.environ, GSOLVE_TIER_PAUSE="0.4", GSOLVE_DB=str(root))
-    cmd = [sys.executable, "-m", "solver", "tictactoe", "--method", "tiers", "--quiet"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = dict(os.environ, GSOLVE_DB=str(root))
+    args = ["tictactoe", "--method", "tiers", "--quiet"]
+    proc = subprocess.Popen([*hooked("--pause", "0.4"), *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     meta = root / "tictactoe" / "default.partial" / "zarr.json"
     deadline = time.time() + 120
     done = []
@@ -151,8 +153,8 @@ def test_interrupted_tier_solve_resumes_to_the_same_arrays(tmp_path):
     proc.wait()
     assert 3 <= len(done) < 10, "the solve should have been killed midway"
     assert not (root / "tictactoe" / "default").exists()
-    env.pop("GSOLVE_TIER_PAUSE")
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "solver", *args], env=env,
+                         capture_output=True, text=True, check=True)
     assert "solved tictactoe" in out.stdout
     solve(game, "bottomup", root=tmp_path / "ref")
     for x, y in zip(arrays(game, root), arrays(game, tmp_path / "ref"), strict=True):

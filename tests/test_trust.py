@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 import zarr
+from hooked import command as hooked
 
 import solver.storage.database as database
 from games import get_game
@@ -31,9 +32,11 @@ def run(capsys, *args):
     return code, out, err
 
 
-def gsolve(*args, env=None, **kw):
-    """`gsolve ARGS` in a fresh process."""
-    cmd = [sys.executable, "-m", "solver", *args]
+def gsolve(*args, env=None, pause: float = 0.0, **kw):
+    """`gsolve ARGS` in a fresh process; with `pause`, sleeping that many seconds after
+    each piece of a tiered solve (tests/hooked.py)."""
+    cmd = [*(hooked("--pause", str(pause)) if pause else [sys.executable, "-m", "solver"]),
+           *args]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kw)
 
@@ -89,7 +92,7 @@ def test_concurrent_solves_one_is_refused_the_other_waits(tmp_path, capsys):
     second = gsolve_primed(*cmd, "--method", "dfs", env=env)
     third = gsolve_primed(*cmd, "--wait", env=env)
     # a pause after each piece of work keeps the first solve going for a second or more
-    first = gsolve(*cmd, "--method", "tiers", env=dict(env, GSOLVE_TIER_PAUSE="0.05"))
+    first = gsolve(*cmd, "--method", "tiers", env=env, pause=0.05)
     wait_for(lambda: lock_holder(path) == str(first.pid), "the first solve to hold the lock")
     second.go()
     third.go()
@@ -167,8 +170,8 @@ def test_sigterm_prints_one_line_and_releases(tmp_path):
     game = get_game("tictactoe")
     root = tmp_path / "db"
     path = group_path(root, game)
-    env = dict(os.environ, GSOLVE_TIER_PAUSE="0.3", GSOLVE_DB=str(root))
-    proc = gsolve("tictactoe", "--method", "tiers", "--quiet", env=env)
+    env = dict(os.environ, GSOLVE_DB=str(root))
+    proc = gsolve("tictactoe", "--method", "tiers", "--quiet", env=env, pause=0.3)
     wait_for(lambda: lock_holder(path) == str(proc.pid), "the solve to hold the lock")
     wait_for(lambda: (path.with_name(f"{path.name}.partial") / "zarr.json").exists(),
              "the tiers store")
@@ -184,10 +187,11 @@ def test_killed_tier_solve_is_unfinished_then_resumed_or_replaced(tmp_path, caps
     root = tmp_path / "db"
     path = group_path(root, game)
     meta = path.with_name(f"{path.name}.partial") / "zarr.json"
-    env = dict(os.environ, GSOLVE_TIER_PAUSE="0.3", GSOLVE_DB=str(root))
+    env = dict(os.environ, GSOLVE_DB=str(root))
 
     def killed_midway():
-        proc = gsolve("tictactoe", "--method", "tiers", "--quiet", "--force", env=env)
+        proc = gsolve("tictactoe", "--method", "tiers", "--quiet", "--force", env=env,
+                      pause=0.3)
 
         def some_done():
             try:

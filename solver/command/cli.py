@@ -342,7 +342,7 @@ def _check_environment() -> None:
     """Settings from the environment fail here, as one line, not deep inside a solve."""
     from solver.runtime.env import available_memory, check_all
 
-    check_all()  # GSOLVE_THREADS, GSOLVE_PROGRESS_SECONDS, GSOLVE_TIER_PAUSE
+    check_all()  # GSOLVE_THREADS, GSOLVE_PROGRESS_SECONDS
     available_memory()  # GSOLVE_MEMORY
 
 

@@ -13,7 +13,6 @@ from games.base import Tier
 from solver.engine.plan import Plan
 from solver.engine.taskio import REACHED
 from solver.engine.worker import peak_rss
-from solver.runtime.env import tier_pause
 from solver.storage.chunkio import chunk_array, span, sync_written
 from solver.storage.database import now
 from solver.storage.partial import PartialStore
@@ -55,7 +54,6 @@ class Record:
         self.tiers_done = [t for t in sorted(attrs.get("tiers_done", []))]
         self.small = len(tiers) <= 2000  # the tiers_done list is only kept when short
         self.last = 0.0
-        self.eager = bool(tier_pause())
         # each run (this one last): a solve that spans sessions reports its whole time
         self.runs = [dict(r) for r in attrs.get("runs") or []]
         self.runs.append({"started": now(), "wall_seconds": 0.0, "cpu_seconds": 0.0,
@@ -66,7 +64,7 @@ class Record:
         self.tiers_left[t] -= hi - lo
         if self.tiers_left[t] == 0 and self.small:
             self.tiers_done.append(t)
-            self.flush(self.eager)
+            self.flush(False)
 
     def borrowed(self, donor) -> None:
         """A task of this run took its records from the store `donor` (engine/borrowing.py):

@@ -15,13 +15,11 @@ import numpy as np
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.engine import borrowing, worker
 from solver.engine.cache import CachedGroup, ChunkCache, Record, Writer
-from solver.engine.memory import Strategy, default_budget
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
 from solver.engine.task import needs, outside
 from solver.engine.taskio import REACHED
 from solver.engine.worker import peak_rss
 from solver.kernels.records import LOSE, TIE, WIN
-from solver.runtime.env import tier_pause
 from solver.runtime.parallel import threads
 from solver.runtime.progress import Progress
 from solver.storage.database import (
@@ -35,6 +33,14 @@ from solver.storage.partial import PartialStore
 
 
 # -- memory -------------------------------------------------------------------------------
+def default_budget() -> int:
+    """Most of the memory available now (MemAvailable, capped by $GSOLVE_MEMORY)."""
+    from solver.runtime.env import available_memory
+
+    have = available_memory()
+    return int(0.85 * have) if have else 8 * GIB
+
+
 def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
     need = p.largest * workers + BASE * max(1, workers)
     if need > budget:
@@ -56,6 +62,13 @@ def paged_note(game: Game, p: Plan, progress: Progress) -> None:
 
 # -- running ------------------------------------------------------------------------------
 QUEUE = 256 << 20  # the most bytes of writes queued behind a single-process solve
+
+# Called as hook(tier, lo, hi) after each piece of a solve task run in this process is
+# recorded: tests install a pause here to stop a solve midway (tests/hooked.py). The solve
+# runs the same with or without one.
+piece_hooks: list = []
+
+
 def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
     """Whether a tiered solve with these options runs its tasks on a Dask cluster."""
     return workers > 1 or scheduler is not None
@@ -64,8 +77,7 @@ def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
                max_task: int | None = None, run: dict | None = None,
-               borrow: str | None = None, check=None,
-               strategy: Strategy | None = None) -> dict:
+               borrow: str | None = None, check=None) -> dict:
     """Solve tier by tier into the database at `path` (resuming a partial one), holding at
     most `memory` bytes (default: most of what is available). With `workers` or a
     `scheduler`, the tasks run on a Dask cluster (solver/engine/cluster.py), cut smaller so that
@@ -74,14 +86,13 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     solve measured of this machine's speed). `borrow`: a store of the same game whose
     records a task takes where it holds all of the task's reached positions
     (solver/engine/borrowing.py). `check(group, summary)`: run on the finished arrays before
-    the store is marked complete (PartialStore.finish); what it raises leaves it unfinished.
-    `strategy`: the modes every task runs in, in this process (tests: memory.Strategy)."""
+    the store is marked complete (PartialStore.finish); what it raises leaves it unfinished."""
     progress = progress or Progress()
     budget = memory or default_budget()
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
     if not on_cluster(workers, scheduler):
         return _solve_into(game, path, progress, fresh, budget, per_task, max_task,
-                           run=run, borrow=borrow, check=check, strategy=strategy)
+                           run=run, borrow=borrow, check=check)
     if borrow:
         raise GsolveError("--borrow runs on this machine only: leave out --workers and "
                           "--scheduler")
@@ -101,8 +112,7 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
 def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
                 per_task: int, max_task: int | None, workers: int = 0, nodes=None,
-                run: dict | None = None, borrow: str | None = None, check=None,
-                strategy: Strategy | None = None) -> dict:
+                run: dict | None = None, borrow: str | None = None, check=None) -> dict:
     """`solve_into` in this process, or on the cluster `nodes` (started by the caller)."""
     cluster = nodes is not None
 
@@ -143,7 +153,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         else:
             worker_peak = 0
             _run_local(game, store, p, record, progress, per_task,
-                       budget - BASE - p.largest, run, donor, strategy)
+                       budget - BASE - p.largest, run, donor)
     except OSError as e:  # a full or failing disk: say that the work done is kept
         raise GsolveError(
             f"{e.strerror or e} writing {e.filename or store.path}: the tasks finished "
@@ -213,24 +223,22 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                progress: Progress, limit: int, cache_bytes: int, run: dict | None,
-               donor=None, strategy: Strategy | None = None) -> None:
-    pause = tier_pause()  # lets tests interrupt a solve
+               donor=None) -> None:
     # what the budget leaves beside the largest task: a quarter (up to QUEUE) for the
     # writes queued behind the solve, the rest for the chunk cache
     queue = min(QUEUE, max(0, cache_bytes) // 4)
     cache = ChunkCache(cache_bytes - queue)
-    writer = None if pause else Writer(capacity=queue)  # tests that interrupt write in line
+    writer = Writer(capacity=queue)
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
     try:
-        _run_tasks(game, group, cache, writer, p, record, progress, limit, pause,
-                   {} if run is None else run, donor, strategy)
+        _run_tasks(game, group, cache, writer, p, record, progress, limit,
+                   {} if run is None else run, donor)
     finally:
-        if writer is not None:
-            writer.close()
+        writer.close()
 
 
-def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, run,
-               donor=None, strategy: Strategy | None = None) -> None:
+def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
+               donor=None) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
     eta = _Eta(p, record, {i for i, t in enumerate(p.tasks)
@@ -247,22 +255,22 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
             task = p.tasks[i]
             lent = False  # its records taken from the donor
             if phase == "reach":
-                found += worker.reach(game, group, task, limit=limit, strategy=strategy)
+                found += worker.reach(game, group, task, limit=limit)
                 # its solve reads these bytes once, long after: the store serves that, and
                 # the cache keeps the values parents read soon (C4 5x5: 580 -> 466 MiB)
                 cache.drop_range(REACHED, chunk, task.a, task.b)
             else:
                 def piece(t, lo, hi):
                     record.piece(t, lo, hi)
-                    if pause:
-                        time.sleep(pause)
+                    for hook in piece_hooks:
+                        hook(t, lo, hi)
 
                 tally = np.zeros(9, np.int64)
                 got = None if donor is None else borrowing.borrow(game, group, task, donor,
                                                                   tally=tally)
                 if got is None:
-                    got = worker.solve(game, group, task, piece, eager=bool(pause),
-                                       limit=limit, tally=tally, strategy=strategy)
+                    got = worker.solve(game, group, task, piece, limit=limit,
+                                       tally=tally)
                 else:
                     record.borrowed(donor.path)
                     lent = True
@@ -276,11 +284,8 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, pause, ru
                     if left[c] == 0:
                         cache.drop(("value", c))
                         cache.drop(("remoteness", c))
-            done = (phase, i, tally.tolist() if phase == "solve" else None)
-            if writer is None:
-                record.task(*done)
-            else:  # recorded once its queued writes are in the store
-                writer.submit(record.task, *done)
+            # recorded once its queued writes are in the store
+            writer.submit(record.task, phase, i, tally.tolist() if phase == "solve" else None)
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
             progress.remaining(*eta.done(phase, i, lent))
             run["share"] = eta.did / eta.total

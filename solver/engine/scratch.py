@@ -55,9 +55,10 @@ class Scratch:
         fd, view = self.fd(name), memoryview(np.ascontiguousarray(data)).cast("B")
         off = at * data.itemsize
         self.ends[name] = max(self.ends[name], off + len(view))
-        if chunkio.FAULT:
+        hook = chunkio.fault_hook  # tests break a write here (storage/chunkio.py)
+        if hook is not None:
             os.lseek(fd, off, os.SEEK_SET)
-            rest = chunkio._fault("write", fd, view)
+            rest = hook("write", fd, view)
             off += len(view) - len(rest)
             view = rest
         while view:

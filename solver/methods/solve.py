@@ -13,7 +13,6 @@ from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.kernels.records import SHIFT, VALUE_MASK, record_summary, split_records
 from solver.methods import estimate, speed
 from solver.methods.registry import applicable_methods, method_module
-from solver.runtime.env import tier_pause
 from solver.runtime.parallel import call
 from solver.runtime.progress import Progress
 from solver.storage import stores
@@ -98,8 +97,7 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
           force: bool = False, progress: Progress | None = None,
           wait: bool = False, memory: int | None = None, workers: int = 0,
           scheduler: str | None = None, symmetry: bool = False,
-          no_time_limit: bool = False, borrow: str | None = None,
-          strategy=None) -> SolveResult:
+          no_time_limit: bool = False, borrow: str | None = None) -> SolveResult:
     """Solve `game` into the database under `root` unless a sound one is there.
 
     `symmetry`: solve canonical positions only (solver/kernels/symmetry.py; also when the game was
@@ -118,8 +116,7 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
         from solver.kernels.symmetry import apply
 
         apply(game, True)
-    opts = {"memory": memory, "workers": workers, "scheduler": scheduler, "borrow": borrow,
-            "strategy": strategy}  # strategy: a tiered solve's task modes (tests)
+    opts = {"memory": memory, "workers": workers, "scheduler": scheduler, "borrow": borrow}
     est = None if _solved(group_path(root, game), game, force) else _plan(
         game, method, root, force, opts, no_time_limit)
     with writer_lock(group_path(root, game), game.describe(), wait,
@@ -206,10 +203,10 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     from solver.engine.manager import default_budget, on_cluster
 
     local = not on_cluster(tier_opts.get("workers", 0), tier_opts.get("scheduler"))
-    # what this machine's speed is measured by: a local solve, not paused (tests), and not
-    # held under the default budget by --memory (tight, it measures the budget: Connect-4
-    # 5x4 at 0.41 GiB takes 60 times its time at full size)
-    measures = local and not tier_pause() and (
+    # what this machine's speed is measured by: a local solve not held under the default
+    # budget by --memory (tight, it measures the budget: Connect-4 5x4 at 0.41 GiB takes
+    # 60 times its time at full size)
+    measures = local and (
         not tier_opts.get("memory") or tier_opts["memory"] >= default_budget())
     # the index of a compact game is found here: solving, not loading, so its time and
     # CPU are taken off the load and counted in the solve
@@ -220,9 +217,8 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
         module.warm_up(game)  # (a cluster's workers load their own, as it starts)
     t1, c1 = time.perf_counter() - ti, _cpu() - ci
     if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
-        # a resumed or stopped solve did part of the work (`run["share"]`), a paused one
-        # (tests) slept: not this machine's speed
-        whole = not (partial_path(path).exists() and not force) and not tier_pause()
+        # a resumed or stopped solve did part of the work (`run["share"]`)
+        whole = not (partial_path(path).exists() and not force)
         run: dict = {}
         try:
             attrs = module.solve_into(game, path, progress, fresh=force, run=run,

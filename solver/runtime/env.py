@@ -2,12 +2,19 @@
 default; anything else must be a plain number in range, or it is a GsolveError with one
 line naming the variable (never a silent default, never a ValueError deep in a solve).
 
+Every `GSOLVE_*` variable gsolve reads is a user's setting (tests/test_product_paths.py
+fails on any other: tests install their pauses and faults as hooks, tests/hooked.py):
+
     GSOLVE_THREADS            worker threads (solver/runtime/parallel.py), a whole number >= 1
     GSOLVE_PROGRESS_SECONDS   seconds between progress lines off a terminal (progress.py)
-    GSOLVE_TIER_PAUSE         seconds a tiered solve sleeps after each task (tests)
-
-GSOLVE_MEMORY is a size (`8G`) of at least MIN_MEMORY, read by parse_bytes
-(available_memory).
+    GSOLVE_MEMORY             the most memory a solve may use, a size (`8G`) of at least
+                              MIN_MEMORY, read by parse_bytes (available_memory)
+    GSOLVE_DB                 the databases' root or store URL (storage/database.py)
+    GSOLVE_CACHE              compiled kernels and locks (kernels/codegen.py, storage/lock.py)
+    GSOLVE_SCRATCH            a paged task's and the verifier's scratch files
+                              (engine/scratch.py, methods/verify_tiers.py)
+    GSOLVE_DEBUG              a traceback instead of one line on an internal error
+                              (command/cli.py)
 """
 
 from __future__ import annotations
@@ -18,6 +25,12 @@ import re
 
 from games.base import GsolveError
 
+# the GSOLVE_* variables above, the only ones gsolve reads from a user
+USER_SETTINGS = ("GSOLVE_THREADS", "GSOLVE_PROGRESS_SECONDS", "GSOLVE_MEMORY", "GSOLVE_DB",
+                 "GSOLVE_CACHE", "GSOLVE_SCRATCH", "GSOLVE_DEBUG")
+# set by gsolve for its own processes, never by a user: the game a cluster's forkserver
+# loads (engine/cluster.py, engine/forkserver.py)
+HANDOFFS = ("GSOLVE_FORKSERVER_GAME",)
 MIN_MEMORY = 10 << 20  # the least GSOLVE_MEMORY: less holds no solve (nor this process)
 _WHOLE = re.compile(r"[0-9]+")
 _REAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
@@ -58,16 +71,10 @@ def progress_seconds() -> float:
     return env_number("GSOLVE_PROGRESS_SECONDS", 10.0, minimum=0)
 
 
-def tier_pause() -> float:
-    """$GSOLVE_TIER_PAUSE (default 0): seconds a tiered solve pauses after each task."""
-    return env_number("GSOLVE_TIER_PAUSE", 0.0, minimum=0)
-
-
 def check_all() -> None:
     """Read every numeric setting, so a bad one fails before any work starts."""
     threads_setting()
     progress_seconds()
-    tier_pause()
 
 
 def parse_bytes(text: str, what: str) -> int:

@@ -157,33 +157,13 @@ class ChunkArray:
                 self.write_chunk(c, cur)
 
 
-# GSOLVE_FAULT=KIND:N[:ERRNO],... (tests and benchmarks/faults.py): the Nth chunk file
-# write (KIND write: half of its bytes written, then ERRNO) or rename (KIND rename, before
-# it) of this process fails with ERRNO (ENOSPC, EIO...), or the process is SIGKILLed there
-# (KIND kill-write / kill-rename): faults at a known point, on any filesystem.
-FAULT = os.environ.get("GSOLVE_FAULT", "")
-_calls = {"write": 0, "rename": 0}
-
-
-def _fault(kind: str, fd: int | None = None, view=None):
-    """Count this `kind` of step and act on a fault planned for it; returns what is left
-    of `view` to write."""
-    import errno
-    import signal
-
-    _calls[kind] += 1
-    for spec in FAULT.split(","):
-        what, _, rest = spec.partition(":")
-        n, _, code = rest.partition(":")
-        if what.removeprefix("kill-") != kind or not n.isdigit() or int(n) != _calls[kind]:
-            continue
-        if fd is not None:  # a torn write first: half of the bytes
-            os.write(fd, view[:len(view) // 2])
-        if what.startswith("kill-"):
-            os.kill(os.getpid(), signal.SIGKILL)
-        err = getattr(errno, code or "EIO")
-        raise OSError(err, f"{os.strerror(err)} (injected: GSOLVE_FAULT={spec})")
-    return view
+# A hook for tests (tests/hooked.py, benchmarks/faults.py): None, or `hook(step, fd, view)`
+# called at each step of writing a chunk file of this process: ("write", fd, the bytes
+# to write) before they are written, returning what is left of them to write (it may write
+# a part first, a torn write), and ("rename", None, None) before the file is put in place.
+# It fails the step by raising OSError (ENOSPC, EIO...) or kills the process there: faults
+# at a known point, on any filesystem. Paged scratch writes call it too (engine/scratch.py).
+fault_hook = None
 
 
 _written: set[str] = set()  # chunk files written by this process, not yet synced
@@ -249,14 +229,14 @@ def _local_files(store, proto):
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             try:
-                if FAULT:
-                    view = _fault("write", fd, view)
+                if fault_hook is not None:
+                    view = fault_hook("write", fd, view)
                 while view:
                     view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
-            if FAULT:
-                _fault("rename")
+            if fault_hook is not None:
+                fault_hook("rename", None, None)
             os.replace(tmp, path)
             with _lock:
                 _written.add(path)
