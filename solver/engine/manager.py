@@ -15,6 +15,7 @@ import numpy as np
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.engine import borrowing, worker
 from solver.engine.cache import CachedGroup, ChunkCache, Record, Writer
+from solver.engine.memory import Strategy, default_budget
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
 from solver.engine.task import needs, outside
 from solver.engine.taskio import REACHED
@@ -33,14 +34,6 @@ from solver.storage.partial import PartialStore
 
 
 # -- memory -------------------------------------------------------------------------------
-def default_budget() -> int:
-    """Most of the memory available now (MemAvailable, capped by $GSOLVE_MEMORY)."""
-    from solver.runtime.env import available_memory
-
-    have = available_memory()
-    return int(0.85 * have) if have else 8 * GIB
-
-
 def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
     need = p.largest * workers + BASE * max(1, workers)
     if need > budget:
@@ -77,7 +70,8 @@ def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
 def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: bool = False,
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
                max_task: int | None = None, run: dict | None = None,
-               borrow: str | None = None, check=None) -> dict:
+               borrow: str | None = None, check=None,
+               strategy: Strategy | None = None) -> dict:
     """Solve tier by tier into the database at `path` (resuming a partial one), holding at
     most `memory` bytes (default: most of what is available). With `workers` or a
     `scheduler`, the tasks run on a Dask cluster (solver/engine/cluster.py), cut smaller so that
@@ -86,13 +80,14 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     solve measured of this machine's speed). `borrow`: a store of the same game whose
     records a task takes where it holds all of the task's reached positions
     (solver/engine/borrowing.py). `check(group, summary)`: run on the finished arrays before
-    the store is marked complete (PartialStore.finish); what it raises leaves it unfinished."""
+    the store is marked complete (PartialStore.finish); what it raises leaves it unfinished.
+    `strategy`: the modes every task runs in, in this process (tests: memory.Strategy)."""
     progress = progress or Progress()
     budget = memory or default_budget()
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)
     if not on_cluster(workers, scheduler):
         return _solve_into(game, path, progress, fresh, budget, per_task, max_task,
-                           run=run, borrow=borrow, check=check)
+                           run=run, borrow=borrow, check=check, strategy=strategy)
     if borrow:
         raise GsolveError("--borrow runs on this machine only: leave out --workers and "
                           "--scheduler")
@@ -112,7 +107,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
 
 def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget: int,
                 per_task: int, max_task: int | None, workers: int = 0, nodes=None,
-                run: dict | None = None, borrow: str | None = None, check=None) -> dict:
+                run: dict | None = None, borrow: str | None = None, check=None,
+                strategy: Strategy | None = None) -> dict:
     """`solve_into` in this process, or on the cluster `nodes` (started by the caller)."""
     cluster = nodes is not None
 
@@ -153,7 +149,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         else:
             worker_peak = 0
             _run_local(game, store, p, record, progress, per_task,
-                       budget - BASE - p.largest, run, donor)
+                       budget - BASE - p.largest, run, donor, strategy)
     except OSError as e:  # a full or failing disk: say that the work done is kept
         raise GsolveError(
             f"{e.strerror or e} writing {e.filename or store.path}: the tasks finished "
@@ -223,7 +219,7 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
 
 def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
                progress: Progress, limit: int, cache_bytes: int, run: dict | None,
-               donor=None) -> None:
+               donor=None, strategy: Strategy | None = None) -> None:
     # what the budget leaves beside the largest task: a quarter (up to QUEUE) for the
     # writes queued behind the solve, the rest for the chunk cache
     queue = min(QUEUE, max(0, cache_bytes) // 4)
@@ -232,13 +228,13 @@ def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
     try:
         _run_tasks(game, group, cache, writer, p, record, progress, limit,
-                   {} if run is None else run, donor)
+                   {} if run is None else run, donor, strategy)
     finally:
         writer.close()
 
 
 def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
-               donor=None) -> None:
+               donor=None, strategy: Strategy | None = None) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
     eta = _Eta(p, record, {i for i, t in enumerate(p.tasks)
@@ -255,7 +251,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
             task = p.tasks[i]
             lent = False  # its records taken from the donor
             if phase == "reach":
-                found += worker.reach(game, group, task, limit=limit)
+                found += worker.reach(game, group, task, limit=limit, strategy=strategy)
                 # its solve reads these bytes once, long after: the store serves that, and
                 # the cache keeps the values parents read soon (C4 5x5: 580 -> 466 MiB)
                 cache.drop_range(REACHED, chunk, task.a, task.b)
@@ -270,7 +266,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                                                                   tally=tally)
                 if got is None:
                     got = worker.solve(game, group, task, piece, limit=limit,
-                                       tally=tally)
+                                       tally=tally, strategy=strategy)
                 else:
                     record.borrowed(donor.path)
                     lent = True

@@ -97,7 +97,8 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
           force: bool = False, progress: Progress | None = None,
           wait: bool = False, memory: int | None = None, workers: int = 0,
           scheduler: str | None = None, symmetry: bool = False,
-          no_time_limit: bool = False, borrow: str | None = None) -> SolveResult:
+          no_time_limit: bool = False, borrow: str | None = None,
+          strategy=None) -> SolveResult:
     """Solve `game` into the database under `root` unless a sound one is there.
 
     `symmetry`: solve canonical positions only (solver/kernels/symmetry.py; also when the game was
@@ -116,7 +117,8 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
         from solver.kernels.symmetry import apply
 
         apply(game, True)
-    opts = {"memory": memory, "workers": workers, "scheduler": scheduler, "borrow": borrow}
+    opts = {"memory": memory, "workers": workers, "scheduler": scheduler, "borrow": borrow,
+            "strategy": strategy}  # strategy: a tiered solve's task modes (tests)
     est = None if _solved(group_path(root, game), game, force) else _plan(
         game, method, root, force, opts, no_time_limit)
     with writer_lock(group_path(root, game), game.describe(), wait,
