@@ -15,7 +15,7 @@ from solver.methods.verify_report import (
     round_trip,
     word,
 )
-from solver.runtime.parallel import _executor, call
+from solver.runtime.parallel import call, executor
 from solver.runtime.parallel import threads as _pool_threads
 from solver.runtime.progress import Progress
 from solver.storage.database import (
@@ -108,7 +108,7 @@ def by_sample(game: Game, db: Database, report: Report, bad_chunks: list, count:
         cs = list(cs)
         step = 4 * _pool_threads()
         for i in range(0, len(cs), step):
-            for c, (v, r) in zip(cs[i:i + step], _executor().map(read, cs[i:i + step]),
+            for c, (v, r) in zip(cs[i:i + step], executor().map(read, cs[i:i + step]),
                                  strict=True):
                 yield c, v, r
 
@@ -172,7 +172,7 @@ def check_solved(game: Game, group, attrs: dict, sample: int = 10_000,
     nchunks = -(-n // chunk)
     k = kernels(game.module, TEMPLATE)
     mc, ss = game.max_children, game.scratch_size
-    pool = _executor()
+    pool = executor()
 
     def read(arr, c):
         if hasattr(arr, "read_chunk"):

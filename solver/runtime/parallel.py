@@ -37,7 +37,10 @@ def _pool_size() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
-def _executor() -> ThreadPoolExecutor:
+def executor() -> ThreadPoolExecutor:
+    """The process's one pool of worker threads (threads() of them, started on first use),
+    for callers that map Python functions over it (reads, far-child blocks); kernels over
+    ranges go through `call`, `run_blocks` and `run_each`."""
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=_pool_size(), thread_name_prefix="gsolve")
@@ -68,7 +71,7 @@ def run_apart(fn, calls: list[tuple]) -> list:
 
     if len(calls) == 1 or _pool_size() == 1 or _inline():
         return [fn(*args) for args in calls]
-    with _cancelled_on_exit([_executor().submit(alone, args) for args in calls]) as futures:
+    with _cancelled_on_exit([executor().submit(alone, args) for args in calls]) as futures:
         wait(futures)  # all ended, even when one failed: none still writes once this returns
         return [f.result() for f in futures]
 
@@ -83,7 +86,7 @@ def call(kernel, *args):
     """kernel(*args), on the pool when called from the main thread (see the module)."""
     if _inline():
         return kernel(*args)
-    return _executor().submit(kernel, *args).result()
+    return executor().submit(kernel, *args).result()
 
 
 def blocks(lo: int, hi: int, min_block: int = 1 << 14) -> list[tuple[int, int]]:
@@ -101,7 +104,7 @@ def run_each(kernel, calls: list[tuple]) -> list:
     """[kernel(*args) for args in calls], side by side on the pool."""
     if _inline() and (threads() == 1 or len(calls) == 1):
         return [kernel(*args) for args in calls]
-    with _cancelled_on_exit([_executor().submit(kernel, *args) for args in calls]) as futures:
+    with _cancelled_on_exit([executor().submit(kernel, *args) for args in calls]) as futures:
         return [f.result() for f in futures]
 
 
@@ -116,7 +119,7 @@ class Shared:
         self.kernel, self.calls = kernel, calls
         self.taken = itertools.count()
         helpers = 0 if _inline() else min(threads(), len(calls)) - 1
-        self.futures = [_executor().submit(self._take) for _ in range(helpers)]
+        self.futures = [executor().submit(self._take) for _ in range(helpers)]
 
     def _take(self) -> None:
         while (i := next(self.taken)) < len(self.calls):
@@ -147,7 +150,7 @@ def run_blocks(kernel, first_args: tuple, lo: int, hi: int, *rest,
             if progress is not None:
                 progress.fraction((i + 1) / len(bounds))
         return total
-    futures = [_executor().submit(kernel, *first_args, a, b, *rest) for a, b in bounds]
+    futures = [executor().submit(kernel, *first_args, a, b, *rest) for a, b in bounds]
     total = 0
     with _cancelled_on_exit(futures):
         for i, f in enumerate(futures):
