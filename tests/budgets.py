@@ -15,8 +15,8 @@ import numpy as np
 
 from games.base import GsolveError
 from solver.engine import memory, plan
-from solver.engine.memory import BASE
-from solver.engine.task import FAN, window
+from solver.engine.memory import BASE, FAN
+from solver.engine.task import window
 from solver.methods import estimate
 from solver.runtime.parallel import threads
 from solver.storage.database import CHUNK

@@ -116,7 +116,8 @@ def _reached(edges, start: str) -> set[str]:
 def test_the_planner_imports_no_worker_or_mode_module():
     """The planner (the task plan, `gsolve plan`, the budget check) asks the memory model,
     never the worker: none of them imports the worker or a mode module (at any level of a
-    function), nor does the task plan or the model through any chain of imports."""
+    function), nor does the task plan or the model through any chain of imports; the
+    model itself stands on no other module of the engine."""
     mods = _modules()
     edges = _imports(mods)
     modes = _worker_modules(mods)
@@ -127,6 +128,7 @@ def test_the_planner_imports_no_worker_or_mode_module():
             if _reached(edges, m) & modes}
     assert bad == {}
     assert all(MODEL in edges[m] for m in PLANNER) and MODEL in edges["solver.engine.worker"]
+    assert {t for t in edges[MODEL] if t.startswith("solver.engine.")} == set()  # the floor
 
 
 def _formulas(tree: ast.AST, model_names: set[str]) -> list[str]:

@@ -14,7 +14,8 @@ Solve modes (children first, engine/solve_*.py):
 * paged: records, counters and event levels in scratch files, a part and a page at a time.
 
 A task's child slots its solve reads are known only after its reach (`needs`); the plan
-guesses them as at most FAN times its own positions (engine/task.py).
+guesses them as at most FAN times its own positions. The model imports no other module
+of the engine: everything else asks it.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.base import Game
-from solver.engine.task import FAN
-from solver.engine.taskio import WRITE
 from solver.kernels.records import record_dtype
 from solver.runtime.parallel import threads
 from solver.storage import database
@@ -36,6 +35,9 @@ FAR_BUFFER = 1 << 22  # far-child slots of a reach block (32 MiB) before they ar
 LEAN_BATCH = 1 << 14  # frontier entries a lean scan part collects before their parents
 NOTES = 1 << 20  # parent notices a paged task gathers at a time
 REACH_BUFFER = 1 << 18  # children a paged reach block collects for other parts and pages
+WRITE = 1 << 24  # positions a task stores at a time (their value and remoteness buffers)
+FAN = 4  # planning guess: a task's solve reads at most this many times its own size of
+# child positions (the exact ranges are known after its reach phase, and checked then)
 
 WINDOW, FAR, FAST, LEAN, PAGED = "window", "far", "fast", "lean", "paged"
 REACH_MODES, SOLVE_MODES = (WINDOW, FAR, PAGED), (FAST, LEAN, PAGED)
@@ -55,6 +57,10 @@ class Strategy:
     slowdown: float = 1.0  # the solve's time over its time at full speed
     parts: tuple[int, int, int] | None = None
 
+    def __post_init__(self):
+        if self.reach not in (None, *REACH_MODES) or self.solve not in (None, *SOLVE_MODES):
+            raise ValueError(f"no such reach or solve mode: {self.reach!r}, {self.solve!r}")
+
     @property
     def bytes(self) -> int:
         """The task's planned memory: the larger phase."""
@@ -65,7 +71,7 @@ def strategy(game: Game, own: int, kids: int, limit: int = 0, read: int | None =
              forced: Strategy | None = None, terms: Terms | None = None) -> Strategy:
     """How a task of `own` positions whose child tiers hold `kids` slots runs within
     `limit` bytes (0: any), its solve reading `read` child slots (default: the plan's
-    guess, at most FAN times `own`). `terms`: the game's (`terms(game)`), where a caller
+    guess, at most FAN times `own`). `terms`: the game's (`Terms.of(game)`), where a caller
     asks of many tasks.
 
     Reach: in a window where twice its bytes fit `limit`, else with far children as

@@ -25,10 +25,6 @@ class Task:
         return self.b - self.a
 
 
-FAN = 4  # planning guess: a task's solve reads at most this many times its own size of
-# child positions (the exact ranges are known after its reach phase, and checked then)
-
-
 def runs(task: Task) -> list[tuple[int, int, bool, list]]:
     """(lo, hi, loopy, pieces) of the task, children first: adjacent loop-free pieces of
     one level (which never need each other) merged into one range, so thousands of small

@@ -9,11 +9,11 @@ import contextlib
 
 import numpy as np
 
+from solver.engine.memory import WRITE
 from solver.engine.task import Task, outside
 from solver.kernels.records import join_records, nonzero_spans, record_summary, split_records
 
 GAP = 1 << 16  # far children further apart than this start a new window range
-WRITE = 1 << 24  # positions a task stores at a time (their value and remoteness buffers)
 REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
 TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
 
