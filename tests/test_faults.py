@@ -17,7 +17,8 @@ from checks import benchmark
 import solver.storage.database as database
 from games import get_game
 from solver.command.cli import main
-from solver.engine import cache, manager
+from solver.engine import manager
+from solver.engine.writer import Writer
 from solver.methods.solve import solve
 from solver.storage.database import Database, group_path, partial_path
 
@@ -85,7 +86,7 @@ def test_enospc_on_a_real_full_disk_then_a_resume_is_identical(tmp_path):
 
 def test_a_failed_write_stops_the_queue_before_the_record():
     """The writer never runs a job queued after a failed one (the task's record)."""
-    writer = cache.Writer(depth=4)
+    writer = Writer(depth=4)
     ran = []
 
     def fail():

@@ -1,6 +1,6 @@
 """The tier manager: runs a tiered solve's tasks in order (solver/engine/plan.py cuts them),
 locally or on a Dask cluster (solver/engine/cluster.py), within a memory budget, and resumes
-them: each finished task is recorded in the store (solver/engine/cache.py), so an
+them: each finished task is recorded in the store (solver/engine/record.py), so an
 interrupted solve resumes at the first unfinished task and a finished one never runs
 again.
 """
@@ -14,12 +14,14 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.engine import borrowing, worker
-from solver.engine.cache import CachedGroup, ChunkCache, Record, Writer
+from solver.engine.chunk_cache import CachedGroup, ChunkCache
 from solver.engine.memory import Strategy, default_budget
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
+from solver.engine.record import Record
 from solver.engine.task import needs, outside
 from solver.engine.taskio import REACHED
 from solver.engine.worker import peak_rss
+from solver.engine.writer import Writer
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.runtime.parallel import threads
 from solver.runtime.progress import Progress

@@ -1,7 +1,7 @@
 """A task's reads and writes of the store, shared by the modes of the tier worker
 (engine/reach_*.py, engine/solve_*.py): the reach bytes pushed to child tasks, child
 records read into a window, records written a piece at a time. A write may be queued
-(engine/cache.py): the arrays given to it are never changed after."""
+(engine/writer.py): the arrays given to it are never changed after."""
 
 from __future__ import annotations
 
