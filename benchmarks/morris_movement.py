@@ -115,6 +115,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     black = most if black is None else black
     from games.morris import Morris
     from solver.engine import plan, worker
+    from solver.engine.taskio import REACHED
     from solver.kernels.compact import view
     from solver.kernels.records import DRAW, LOSE, WIN
     from solver.kernels.symmetry import apply
@@ -151,9 +152,9 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
         if done["solve"] and store.attrs.get("box_plan") != cut:
             raise SystemExit(f"{root} was made with another plan of tasks (another --memory "
                              "or code): give the same --memory, or another --store")
-        if worker.REACHED not in store.group:
-            create_array(store.group, worker.REACHED, (v.hash_size,), np.uint8)
-        reached = store.group[worker.REACHED]
+        if REACHED not in store.group:
+            create_array(store.group, REACHED, (v.hash_size,), np.uint8)
+        reached = store.group[REACHED]
         for i in sorted(pairs):  # the reach bytes of each tier (9x9: 18.4 G indices)
             if report or i in done["seeded"]:
                 continue

@@ -291,7 +291,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
     """The value chunks each unsolved task's solve reads outside its own range (the parts
-    `worker._load` reads), counted per chunk into the cache, one count for value and
+    `taskio.load_records` reads), counted per chunk into the cache, one count for value and
     remoteness: a chunk is kept from its write (or first read) to its last reader, and one
     no later task reads is never kept. Quixo's tasks hold most of their children, so its
     cache holds 0.34x the hash at most instead of every task's values until its parents
