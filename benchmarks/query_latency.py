@@ -1,13 +1,17 @@
 """Query latency: HTTP round trips to a running `gsolve serve`, and `gsolve query` runs.
 
     python benchmarks/query_latency.py [--game connect4] [-V ...] [-n 1000] [--db DIR]
+                                       [--clients 8]
 
 Solves the game into the database root first if needed, starts `gsolve serve` on a free
 port, picks n random reachable positions (uniform over the database's reachable slots),
 and times GET /api/query for each: once over one keep-alive connection, once with a new
-connection per request (as curl would). Then times whole `gsolve query` commands (warm
-kernel cache). Prints percentiles in milliseconds, and the load average, since the
-machine may be shared (the commands' CPU time is printed too).
+connection per request (as curl would), then with `--clients` clients at once (threads,
+each on its own keep-alive connection, all n positions each), for /api/query and for the
+UWAPI provider URL of the same positions (GamesmanClassic's /positions/?p=, in the
+provider's strings where solver/use/uwapi.py's table lists the game). Then times whole
+`gsolve query` commands (warm kernel cache). Prints percentiles in milliseconds, and the
+load average, since the machine may be shared (the commands' CPU time is printed too).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -78,6 +83,63 @@ def time_http(port: int, game: str, variant: str | None, positions: list[str],
     return out
 
 
+def query_paths(game: str, variant: str | None, positions: list[str]) -> list[str]:
+    def path(p):
+        q = {"game": game, "position": p}
+        if variant:
+            q["variant"] = variant
+        return "/api/query?" + urllib.parse.urlencode(q)
+
+    return [path(p) for p in positions]
+
+
+def provider_paths(game: str, variant: str | None, positions: list[str]) -> list[str]:
+    """GamesmanClassic's URL of each position: the table's ids and strings where UWAPI
+    lists the game variant, else gsolve's names and strings."""
+    from games import get_game
+    from solver.use import autogui, uwapi
+
+    g = get_game(game, variant)
+    e = uwapi.entry_of(game, g.variant_key)
+    ids, strings = ((e.game_id, e.variant_id), e.strings(g)) if e else (
+        (game, g.variant_key), autogui.Plain(g))
+    return [f"/{ids[0]}/{ids[1]}/positions/?" + urllib.parse.urlencode(
+        {"p": strings.position(p)}) for p in positions]
+
+
+def time_clients(port: int, paths: list[str], clients: int) -> list[float]:
+    """Each of `clients` threads asks every path over its own keep-alive connection, all
+    at once (each from its own place in the list); every answer must be 200."""
+    out: list[float] = []
+    failed: list[str] = []
+    go = threading.Barrier(clients)
+
+    def client(k: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        mine = paths[k * len(paths) // clients:] + paths[:k * len(paths) // clients]
+        times = []
+        go.wait()
+        for path in mine:
+            t = time.perf_counter()
+            conn.request("GET", path)
+            r = conn.getresponse()
+            r.read()
+            times.append((time.perf_counter() - t) * 1000)
+            if r.status != 200:
+                failed.append(f"{path}: {r.status}")
+        conn.close()
+        out.extend(times)
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        raise SystemExit(f"{len(failed)} requests failed, e.g. {failed[0]}")
+    return out
+
+
 def time_cli(game: str, variant: str | None, db: Path, position: str, runs: int):
     cmd = ["gsolve", "query", game, position, "--db", str(db)]
     if variant:
@@ -101,6 +163,7 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cli-runs", type=int, default=10)
+    ap.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     import tempfile
@@ -115,6 +178,10 @@ def main() -> None:
         time_http(port, args.game, args.variant, positions[:50], True)  # warm up
         keep = time_http(port, args.game, args.variant, positions, True)
         fresh = time_http(port, args.game, args.variant, positions, False)
+        many = time_clients(port, query_paths(args.game, args.variant, positions),
+                            args.clients)
+        provider = time_clients(port, provider_paths(args.game, args.variant, positions),
+                                args.clients)
     finally:
         proc.terminate()
         proc.wait()
@@ -122,6 +189,8 @@ def main() -> None:
     report = {
         "game": args.game, "variant": args.variant, "reachable": reachable,
         "http_keep_alive_ms": percentiles(keep), "http_new_connection_ms": percentiles(fresh),
+        "clients": args.clients, "http_clients_ms": percentiles(many),
+        "uwapi_provider_clients_ms": percentiles(provider),
         "gsolve_query_ms": percentiles(cli), "gsolve_query_cpu_ms": percentiles(cli_cpu),
         "load_average": os.getloadavg(),
     }
@@ -132,6 +201,8 @@ def main() -> None:
           f"{reachable:,} reachable; load average {report['load_average'][0]:.2f}")
     for key, label in (("http_keep_alive_ms", "HTTP, one keep-alive connection"),
                        ("http_new_connection_ms", "HTTP, a new connection each"),
+                       ("http_clients_ms", f"HTTP, {args.clients} clients at once"),
+                       ("uwapi_provider_clients_ms", f"UWAPI provider, {args.clients} clients"),
                        ("gsolve_query_ms", "gsolve query, whole command"),
                        ("gsolve_query_cpu_ms", "gsolve query, its CPU (user+sys)")):
         r = report[key]

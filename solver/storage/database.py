@@ -195,6 +195,7 @@ class Database:
                                 f"which {game.name} no longer declares")
         self._chunk = self.value_array.chunks[0]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.cache_chunks = 16  # decoded chunks kept (`gsolve serve` keeps more)
         self._check_layout()
         self.digests = None  # chunk digests, names x chunks (older databases have none)
         # (the array read where it is, whatever the attribute says: a renamed attribute
@@ -338,7 +339,7 @@ class Database:
         got = self._cache.get(c)
         if got is None:
             got = self.read_chunk(c)
-            if len(self._cache) > 16:
+            if len(self._cache) > self.cache_chunks:
                 self._cache.clear()
             self._cache[c] = got
         return got
