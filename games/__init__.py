@@ -1,6 +1,6 @@
-"""Games: one module each, and the registry that maps names to them."""
+"""Games: one module each, each registering its game (games/registry.py finds them)."""
 
 import hashing  # noqa: F401  (first: it pins numba's cache folder, hashing/numba_cache.py)
-from games.registry import GAMES, game_class, get_game
+from games.registry import available, game_class, get_game, register
 
-__all__ = ["GAMES", "get_game", "game_class"]
+__all__ = ["available", "get_game", "game_class", "register"]

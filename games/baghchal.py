@@ -83,6 +83,7 @@ from games.common import (
     mask_symmetry_cells,
     orbit_masks_in,
 )
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import (
     arrangement_pass,
@@ -640,6 +641,7 @@ def tiger_corners(size: int, tigers: int) -> list[int]:
     return [r * size + c for r, c in corners[:tigers]]
 
 
+@register
 class BaghChal(Game):
     name = "baghchal"
     title = "Bagh-Chal (tigers and goats)"

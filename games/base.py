@@ -10,8 +10,12 @@ A game is a module in `games/` that defines
   ``scratch`` an int8 work buffer of ``scratch_size`` cells that the caller owns, so no
   call allocates.
 
+  A rule with `_canonical` or `_indexed` forms is written once, its numbering an argument,
+  and :func:`forms` makes each form a function of the module.
+
 * a subclass of :class:`Game` that holds the variant, the context, the hash size, the
-  start, and the position-string and move-name conversions.
+  start, and the position-string and move-name conversions, registered by
+  ``@games.registry.register``.
 
 The optional functions are listed, with their signatures and what each needs beside it, in
 one table, :data:`FUNCTIONS` below; the contract check, the kernel binding
@@ -108,6 +112,94 @@ FUNCTIONS: tuple[Function, ...] = (
 FUNCTION_NAMES = tuple(f.name for f in FUNCTIONS)
 # the rules that have a `_canonical` form, in the table's order
 CANONICAL_FORMS = tuple(n for n in FUNCTION_NAMES if f"{n}_canonical" in FUNCTION_NAMES)
+
+
+# The numbering a form of a rule works in: a game's function for several forms takes it as
+# an argument (solver/kernels/symmetry.py calls the canonical forms, compact.py the indexed).
+PLAIN, CANONICAL, INDEXED = 0, 1, 2
+_SUFFIX = {PLAIN: "", CANONICAL: "_canonical", INDEXED: "_indexed"}
+# the operations one function may serve together, told apart by a second flag (true for
+# the second: expand, or the parents within the tier)
+PAIRS = (("children", "expand"), ("parents", "parents_in_tier"))
+
+
+def forms(*ops: str, canonical: bool = False, indexed: bool = False):
+    """Declare one function of a game module as the body of every form of `ops`.
+
+    `ops` is one operation of the table (say "parents") or a pair of :data:`PAIRS` (say
+    "children", "expand"). The decorated function takes the form's arguments and then the
+    numbering (PLAIN, and CANONICAL or INDEXED where asked for), and for a pair whether it
+    is the second operation. Each form (``children``, ``children_canonical``, ...,
+    ``expand_indexed``) is made a module-level njit function of the game's module that
+    calls it with those flags as constants: the body is inlined (declare it
+    ``inline="always"``) and compiled once per form, as a hand-written wrapper was, and
+    numba caches each beside the game's source (see :func:`_form`)."""
+    pair = ops in PAIRS
+    if not pair and (len(ops) != 1 or ops[0] not in FUNCTION_NAMES):
+        raise TypeError(f"forms() takes one function of the table or a pair of {PAIRS}, "
+                        f"not {ops}")
+    numberings = [PLAIN] + [CANONICAL] * canonical + [INDEXED] * indexed
+    made = {op + _SUFFIX[n]: (n, bool(second)) if pair else (n,)
+            for second, op in enumerate(ops) for n in numberings}
+    for name in made:
+        if name not in FUNCTION_NAMES or name.split("_")[0] not in ("children", "expand",
+                                                                    "parents"):
+            raise TypeError(f"forms() makes children, expand and parents forms: {name} is "
+                            "none of the table's")
+
+    def declare(rule):
+        import sys
+
+        module = sys.modules[rule.py_func.__module__]
+        for name, flags in made.items():
+            setattr(module, name, _form(rule, name, flags))
+        return rule
+
+    return declare
+
+
+# The bodies of the forms: the rule's arguments, then its flags (constants: globals of
+# the function _form builds from these, which numba freezes at compile time).
+RULE = NUMBERING = SECOND = None
+
+
+def _rule4(ctx, h, out, scratch):
+    return RULE(ctx, h, out, scratch, NUMBERING)
+
+
+def _rule4_pair(ctx, h, out, scratch):
+    return RULE(ctx, h, out, scratch, NUMBERING, SECOND)
+
+
+def _rule5(ctx, h, out, moves, scratch):
+    return RULE(ctx, h, out, moves, scratch, NUMBERING)
+
+
+def _rule5_pair(ctx, h, out, moves, scratch):
+    return RULE(ctx, h, out, moves, scratch, NUMBERING, SECOND)
+
+
+_BODIES = {(4, 1): _rule4, (4, 2): _rule4_pair, (5, 1): _rule5, (5, 2): _rule5_pair}
+
+
+def _form(rule, name: str, flags: tuple):
+    """The njit function `name` of rule's module: a body above with its own globals. Its
+    code names rule's file, line and `name`, so that numba caches it there, keyed by that
+    file (a changed rule compiles afresh) and apart from every other form."""
+    import types
+
+    from hashing.jit import njit
+
+    args = next(f.args for f in FUNCTIONS if f.name == name).count(",") + 1
+    body = _BODIES[args, len(flags)]
+    code = rule.py_func.__code__
+    code = body.__code__.replace(co_filename=code.co_filename, co_name=name,
+                                 co_qualname=name, co_firstlineno=code.co_firstlineno)
+    scope = {"__name__": rule.py_func.__module__, "RULE": rule, "NUMBERING": flags[0],
+             "SECOND": flags[-1]}
+    f = types.FunctionType(code, scope, name)
+    f.__doc__ = f"{name}: {rule.py_func.__name__} with the flags {flags} (games.base.forms)."
+    return njit(cache=True, nogil=True)(f)
 
 
 def game_functions(module) -> dict[str, object]:

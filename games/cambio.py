@@ -57,10 +57,12 @@ from games.quixo import (  # noqa: F401  the rules are Quixo's
     parents_canonical,
     primitive,
 )
+from games.registry import register
 
 # ctx: games.quixo's (generic hash, pushing.push_table, common.mask_symmetries)
 
 
+@register
 class Cambio(Quixo):
     name = "cambio"
     title = "Cambio"

@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, Variant, parse_board
+from games.registry import register
 from hashing.jit import njit
 
 CHARS = "XO-"
@@ -289,6 +290,7 @@ def _pack(heights) -> int:
     return sum(int(hc) << (3 * c) for c, hc in enumerate(heights))
 
 
+@register
 class Connect4(Game):
     name = "connect4"
     title = "Connect Four (connect-k with gravity)"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import WIN, Game, PositionError, Variant, VariantError
+from games.registry import register
 from hashing.jit import njit
 
 MAX_HASH = 1 << 32  # 8 GiB of records at 2 bytes a position; larger variants are refused
@@ -88,6 +89,7 @@ def parents(ctx, h, out, scratch):
     return _moves(ctx, h, out, out, scratch, True)
 
 
+@register
 class Hanoi(Game):
     name = "hanoi"
     title = "Towers of Hanoi"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, parse_board
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import rank, unrank
 from hashing.jit import njit
@@ -117,6 +118,7 @@ def children(ctx, h, out, moves, scratch):
     return n
 
 
+@register
 class Hexapawn(Game):
     name = "hexapawn"
     title = "Hexapawn"

@@ -93,6 +93,7 @@ import math
 import numpy as np
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import (
     arrangement_pass,
@@ -726,6 +727,7 @@ def parents_in_tier_indexed(ctx, i, out, scratch):
 
 # -- the game -------------------------------------------------------------------------------
 
+@register
 class Morris(Game):
     name = "morris"
     title = "Three, Six and Nine Men's Morris"

@@ -44,6 +44,7 @@ import math
 import numpy as np
 
 from games.base import LOSE, WIN, Game, PositionError, Tier, Variant, VariantError
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import popcount, rank_masks, unrank_masks
 from hashing.jit import njit
@@ -450,6 +451,7 @@ def walk_paths(ctx, start, max_children, scratch_size):
 
 # -- the game -------------------------------------------------------------------------------
 
+@register
 class PegSolitaire(Game):
     name = "pegsolitaire"
     title = "Peg solitaire"

@@ -60,6 +60,7 @@ import numpy as np
 
 from games.base import LOSE, TIE, Game, PositionError, Tier, Variant
 from games.common import board_to_rows, line_table, lines_through
+from games.registry import register
 from hashing.jit import njit
 
 HEX = "0123456789abcdef"
@@ -464,6 +465,7 @@ def piece_symmetries(attributes: int) -> np.ndarray:
     return np.array(maps, dtype=np.int64)
 
 
+@register
 class Quarto(Game):
     name = "quarto"
     title = "Quarto"

@@ -63,6 +63,7 @@ from games.chessmoves import (
     unmake_move,
     unmake_unmove,
 )
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import unrank
 from hashing.jit import njit
@@ -269,6 +270,7 @@ class MaterialVariant(Variant):
         return f"K, k and up to {MAX_PIECES - 2} of QRBNP/qrbnp"
 
 
+@register
 class QuickChess(Game):
     name = "quickchess"
     title = "Quick chess endings (5x6 chess)"

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from games.base import Game, PositionError, Tier, Variant, hash_tiers
+from games.base import INDEXED, Game, PositionError, Tier, Variant, forms, hash_tiers
 from games.common import mask_symmetries, mask_symmetry_cells, orbit_masks, rank_image
 from games.pushing import (
     BLANK,
@@ -48,6 +48,7 @@ from games.pushing import (
     push_primitive,
     push_table,
 )
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import colex_parts, masks_of_ranks, popcount, subset_places, unrank_masks
 from hashing.jit import njit
@@ -56,8 +57,8 @@ from hashing.orbits import least_set_tables
 # ctx = (generic hash, pushing.push_table, common.mask_symmetries, the numbering's tables:
 # `Quixo._numbering`). Every rule comes in a plain, a `_canonical` form (positions
 # replaced by their canonical images, for solver/kernels/symmetry.py) and an `_indexed`
-# one (positions as their canonical indices, solver/kernels/compact.py), one inlined body
-# each with `canon` constant.
+# one (positions as their canonical indices, solver/kernels/compact.py): one inlined body
+# each, its forms made by games.base.forms with `canon` constant.
 
 
 @njit(cache=True, nogil=True)
@@ -79,74 +80,32 @@ def _unrank_as(ctx, x, canon):
     return unrank_masks(ctx[0], x)
 
 
+@forms("children", "expand", canonical=True, indexed=True)
 @njit(cache=True, nogil=True, inline="always")
-def _children(ctx, h, out, moves, canon):
-    hctx, pt, sym = ctx[0], ctx[1], ctx[2]
-    turn, xm, om = _unrank_as(ctx, h, canon)
-    return push_children(hctx, pt, turn, om if turn else xm, xm if turn else om, out, moves,
-                         sym, canon)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _expand(ctx, h, out, moves, canon):
-    """`primitive`, then `children`, from one unranking (the solvers' hot loop): minus
-    the value of a primitive position, else its number of children."""
+def _children(ctx, h, out, moves, scratch, canon, expand):
+    """`children`, or (expand) `primitive` then `children` from one unranking (the
+    solvers' hot loop): minus the value of a primitive position, else its number of
+    children."""
     hctx, pt, sym = ctx[0], ctx[1], ctx[2]
     turn, xm, om = _unrank_as(ctx, h, canon)
     mine = om if turn else xm
     theirs = xm if turn else om
-    v = push_primitive(pt, mine, theirs)
-    if v != 0:
-        return -v
-    return push_children(hctx, pt, turn, mine, theirs, out, moves, sym, canon)
+    if expand:
+        v = push_primitive(pt, mine, theirs)
+        if v != 0:
+            return -v
+    n = push_children(hctx, pt, turn, mine, theirs, out, moves, sym, canon)
+    return _indices(ctx[0][0], ctx[3], out, n) if canon == INDEXED else n
 
 
+@forms("parents", "parents_in_tier", canonical=True, indexed=True)
 @njit(cache=True, nogil=True, inline="always")
-def _parents(ctx, h, out, canon, same_tier):
+def _parents(ctx, h, out, scratch, canon, same_tier):
     hctx, pt, sym = ctx[0], ctx[1], ctx[2]
     turn, xm, om = _unrank_as(ctx, h, canon)
-    return push_parents(hctx, pt, turn, om if turn else xm, xm if turn else om, out, sym,
-                        canon, same_tier)
-
-
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, False)
-
-
-@njit(cache=True, nogil=True)
-def children_canonical(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, True)
-
-
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
-    return _expand(ctx, h, out, moves, False)
-
-
-@njit(cache=True, nogil=True)
-def expand_canonical(ctx, h, out, moves, scratch):
-    return _expand(ctx, h, out, moves, True)
-
-
-@njit(cache=True, nogil=True)
-def parents(ctx, h, out, scratch):
-    return _parents(ctx, h, out, False, False)
-
-
-@njit(cache=True, nogil=True)
-def parents_canonical(ctx, h, out, scratch):
-    return _parents(ctx, h, out, True, False)
-
-
-@njit(cache=True, nogil=True)
-def parents_in_tier(ctx, h, out, scratch):
-    return _parents(ctx, h, out, False, True)
-
-
-@njit(cache=True, nogil=True)
-def parents_in_tier_canonical(ctx, h, out, scratch):
-    return _parents(ctx, h, out, True, True)
+    n = push_parents(hctx, pt, turn, om if turn else xm, xm if turn else om, out, sym,
+                     canon, same_tier)
+    return _indices(ctx[0][0], ctx[3], out, n) if canon == INDEXED else n
 
 
 @njit(cache=True, nogil=True)
@@ -247,27 +206,7 @@ def _indices(meta, num, out, count):
     return count
 
 
-@njit(cache=True, nogil=True)
-def children_indexed(ctx, i, out, moves, scratch):
-    return _indices(ctx[0][0], ctx[3], out, _children(ctx, i, out, moves, 2))
-
-
-@njit(cache=True, nogil=True)
-def expand_indexed(ctx, i, out, moves, scratch):
-    n = _expand(ctx, i, out, moves, 2)
-    return n if n <= 0 else _indices(ctx[0][0], ctx[3], out, n)
-
-
-@njit(cache=True, nogil=True)
-def parents_indexed(ctx, i, out, scratch):
-    return _indices(ctx[0][0], ctx[3], out, _parents(ctx, i, out, 2, False))
-
-
-@njit(cache=True, nogil=True)
-def parents_in_tier_indexed(ctx, i, out, scratch):
-    return _indices(ctx[0][0], ctx[3], out, _parents(ctx, i, out, 2, True))
-
-
+@register
 class Quixo(Game):
     """Quixo, and the base of its family (games/cambio.py): the board, the generic hash
     with a turn bit, the position string and the move names, each game with its own cell

@@ -1,46 +1,100 @@
-"""Names -> game classes. Modules are imported on first use, so `gsolve list` stays fast."""
+"""Names -> game classes. A game registers itself: its class carries ``@register``.
+
+The registry finds games in two places: the modules of this package (each imported once,
+on the first question, and registering its game as it loads), and the entry-point group
+``gsolve.games`` of other installed packages, whose names are known without importing
+them (an entry point names a module that registers the game, or ``module:Class``)::
+
+    [project.entry-points."gsolve.games"]
+    nim = "mygames.nim"
+
+A package's game named like one of gsolve's own is ignored: the built-in game answers.
+"""
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
+import sys
 
 import numpy as np
 
 from games.base import Game, GsolveError, UnknownGameError, parse_variant
 
-# name -> (module, class name)
-GAMES: dict[str, tuple[str, str]] = {
-    "tictactoe": ("games.tictactoe", "TicTacToe"),
-    "connect4": ("games.connect4", "Connect4"),
-    "hexapawn": ("games.hexapawn", "Hexapawn"),
-    "hanoi": ("games.hanoi", "Hanoi"),
-    "pegsolitaire": ("games.pegsolitaire", "PegSolitaire"),
-    "morris": ("games.morris", "Morris"),
-    "tiles": ("games.tiles", "Tiles"),
-    "baghchal": ("games.baghchal", "BaghChal"),
-    "quarto": ("games.quarto", "Quarto"),
-    "topitop": ("games.topitop", "Topitop"),
-    "rubikscheckers": ("games.rubikscheckers", "RubiksCheckers"),
-    "cambio": ("games.cambio", "Cambio"),
-    "quixo": ("games.quixo", "Quixo"),
-    "teeko": ("games.teeko", "Teeko"),
-    "quickchess": ("games.quickchess", "QuickChess"),
-}
+ENTRY_POINTS = "gsolve.games"
+_NOT_GAMES = {"base", "registry"}  # modules of games/ that define no game (nor import one)
+
+_classes: dict[str, type[Game]] = {}  # every game registered so far, by name
+_scanned: list[bool] = []  # [True] once the modules of games/ are imported
+_entry_points: dict[tuple[str, ...], dict] = {}  # sys.path -> {name: entry point}
+
+
+def register(cls: type[Game]) -> type[Game]:
+    """Class decorator: make the game `cls` known by its `name`. A second class under a
+    name already taken is an error (a class reloaded under its own name replaces itself)."""
+    if not (isinstance(cls, type) and issubclass(cls, Game)
+            and isinstance(cls.__dict__.get("name"), str)):
+        raise TypeError(f"register() takes a Game subclass with its own name, not {cls!r}")
+    old = _classes.get(cls.name)
+    if old is not None and _qualified(old) != _qualified(cls):
+        raise TypeError(f"game '{cls.name}' registered twice: by {_qualified(old)} and "
+                        f"{_qualified(cls)}")
+    _classes[cls.name] = cls
+    return cls
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _scan() -> None:
+    """Import every module of this package once: each registers its game as it loads."""
+    if not _scanned:
+        package = sys.modules[__name__.rsplit(".", 1)[0]]
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            if info.name not in _NOT_GAMES and not info.name.startswith("_"):
+                importlib.import_module(f"{package.__name__}.{info.name}")
+        _scanned.append(True)
+
+
+def _installed() -> dict:
+    """Entry points of group gsolve.games by name (the first of each), per sys.path: a
+    package put on the path later is seen."""
+    key = tuple(sys.path)
+    if key not in _entry_points:
+        from importlib.metadata import entry_points
+
+        found: dict = {}
+        for ep in entry_points(group=ENTRY_POINTS):
+            found.setdefault(ep.name, ep)
+        _entry_points.clear()
+        _entry_points[key] = found
+    return _entry_points[key]
 
 
 def available() -> list[str]:
-    """Registered games whose module is present (others are being written)."""
-    import importlib.util
-
-    return sorted(n for n, (m, _) in GAMES.items() if importlib.util.find_spec(m) is not None)
+    """Every game's name, sorted: gsolve's own, those registered since, and those of
+    installed packages."""
+    _scan()
+    return sorted({*_classes, *_installed()})
 
 
 def game_class(name: str) -> type[Game]:
-    if name not in available():
+    _scan()
+    if name in _classes:
+        return _classes[name]
+    ep = _installed().get(name)
+    if ep is None:
         known = ", ".join(available())
         raise UnknownGameError(f"unknown game '{name}' (known games: {known})")
-    module, cls = GAMES[name]
-    return getattr(importlib.import_module(module), cls)
+    loaded = ep.load()
+    if name not in _classes and isinstance(loaded, type) and issubclass(loaded, Game) \
+            and loaded.__dict__.get("name") == name:
+        register(loaded)
+    if name not in _classes:
+        raise GsolveError(f"the installed game '{name}' ({ENTRY_POINTS} entry point "
+                          f"{ep.value}) registers no game of that name")
+    return _classes[name]
 
 
 def get_game(name: str, variant: str | dict | None = None) -> Game:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, parse_board
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import rank, unrank
 from hashing.jit import njit
@@ -207,6 +208,7 @@ def parents(ctx, h, out, scratch):
     return n
 
 
+@register
 class RubiksCheckers(Game):
     name = "rubikscheckers"
     title = "Rubik's checkers"

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
+from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, forms
 from games.common import line_table, mask_symmetries, orbit_masks, rank_image
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import combo_of, popcount, unrank_masks
 from hashing.jit import njit
@@ -140,7 +141,7 @@ def primitive(ctx, h, scratch):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _children(ctx, me, dropped, xm, om, out, moves, canon):
+def _moves(ctx, me, dropped, xm, om, out, moves, canon):
     t, sym = ctx[3], ctx[4]
     nn = t[N] * t[N]
     empty = t[FULL] & ~(xm | om)
@@ -179,23 +180,27 @@ def _children(ctx, me, dropped, xm, om, out, moves, canon):
     return k
 
 
+@forms("children", "expand", canonical=True)
 @njit(cache=True, nogil=True, inline="always")
-def _expand(ctx, h, out, moves, canon):
-    """`primitive`, then `children`, from one unranking (the solvers' hot loop): minus
-    the value of a primitive position, else its number of children."""
+def _children(ctx, h, out, moves, scratch, canon, expand):
+    """`children`, or (expand) `primitive` then `children` from one unranking (the
+    solvers' hot loop): minus the value of a primitive position, else its number of
+    children."""
     pats, t = ctx[2], ctx[3]
     me, dropped, xm, om = _masks(ctx, h)
     # fewer than 2p - 1 down: no side has p pieces yet
-    if dropped >= 2 * t[P] - 1 and (has_pattern(pats, xm) or has_pattern(pats, om)):
+    if expand and dropped >= 2 * t[P] - 1 and (has_pattern(pats, xm)
+                                               or has_pattern(pats, om)):
         return -LOSE
-    k = _children(ctx, me, dropped, xm, om, out, moves, canon)
-    if k == 0 and dropped == 2 * t[P]:  # no step (the drop phase always has a drop)
+    k = _moves(ctx, me, dropped, xm, om, out, moves, canon)
+    if expand and k == 0 and dropped == 2 * t[P]:  # no step (the drop phase always drops)
         return -LOSE
     return k
 
 
+@forms("parents", canonical=True)
 @njit(cache=True, nogil=True, inline="always")
-def _parents(ctx, h, out, canon):
+def _parents(ctx, h, out, scratch, canon):
     """Un-drops and un-steps of the last mover. A parent has no pattern of the side to
     move here unless h has one (then none is returned), nor one of the last mover after
     an un-drop (p - 1 pieces); after an un-step only through the square stepped back to."""
@@ -236,38 +241,6 @@ def _parents(ctx, h, out, canon):
 
 
 @njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    me, dropped, xm, om = _masks(ctx, h)
-    return _children(ctx, me, dropped, xm, om, out, moves, False)
-
-
-@njit(cache=True, nogil=True)
-def children_canonical(ctx, h, out, moves, scratch):
-    me, dropped, xm, om = _masks(ctx, h)
-    return _children(ctx, me, dropped, xm, om, out, moves, True)
-
-
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
-    return _expand(ctx, h, out, moves, False)
-
-
-@njit(cache=True, nogil=True)
-def expand_canonical(ctx, h, out, moves, scratch):
-    return _expand(ctx, h, out, moves, True)
-
-
-@njit(cache=True, nogil=True)
-def parents(ctx, h, out, scratch):
-    return _parents(ctx, h, out, False)
-
-
-@njit(cache=True, nogil=True)
-def parents_canonical(ctx, h, out, scratch):
-    return _parents(ctx, h, out, True)
-
-
-@njit(cache=True, nogil=True)
 def canonical(ctx, h, scratch):
     me, dropped, xm, om = _masks(ctx, h)
     hc, off = _hash_of(ctx, dropped)
@@ -292,6 +265,7 @@ def patterns(n: int, p: int, advanced: bool) -> np.ndarray:
     return np.array(pats, dtype=np.int64)
 
 
+@register
 class Teeko(Game):
     name = "teeko"
     title = "Teeko"

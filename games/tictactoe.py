@@ -21,6 +21,7 @@ from games.common import (
     square_symmetries,
     symmetric_images,
 )
+from games.registry import register
 from hashing import HashContext
 from hashing.generic import rank, unrank
 from hashing.jit import njit
@@ -87,6 +88,7 @@ def orbit(ctx, h, scratch):
     return _symmetric(ctx, h, scratch, True)
 
 
+@register
 class TicTacToe(Game):
     name = "tictactoe"
     title = "Tic-tac-toe"

@@ -50,6 +50,7 @@ import random
 import numpy as np
 
 from games.base import WIN, Game, PositionError, Variant, VariantError
+from games.registry import register
 from hashing.jit import njit
 
 MAX_HASH = 1 << 30  # 2 GiB of records at 2 bytes a position; larger instances are refused
@@ -273,6 +274,7 @@ def parents(ctx, h, out, scratch):
 # -- the game class ---------------------------------------------------------------------
 
 
+@register
 class Tiles(Game):
     name = "tiles"
     title = "Tiles (rotate the wires until every tile is lit)"

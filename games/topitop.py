@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import LOSE, WIN, Game, PositionError, Variant
+from games.registry import register
 from hashing.jit import njit
 
 # cell contents, bottom to top; index = cell type
@@ -243,6 +244,7 @@ def children(ctx, h, out, moves, scratch):
     return n
 
 
+@register
 class Topitop(Game):
     name = "topitop"
     title = "Topitop"

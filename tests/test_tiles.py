@@ -11,7 +11,6 @@ from checks import reference_table, solve_matches_reference
 from click.testing import CliRunner
 
 import games.tiles as tiles_mod
-from games import registry
 from games.base import PositionError, VariantError
 from games.tiles import Tiles
 from solver.command.cli import cli
@@ -311,8 +310,7 @@ def test_analysis_extras_give_a_shortest_solution(tmp_path):
     assert any("shortest solution" in n for n in extras["notes"])
 
 
-def test_analyze_command(tmp_path, monkeypatch):
-    monkeypatch.setitem(registry.GAMES, "tiles", ("games.tiles", "Tiles"))
+def test_analyze_command(tmp_path):
     runner = CliRunner()
     db = str(tmp_path / "db")
     r = runner.invoke(cli, ["tiles", "-V", "width=3,height=2,seed=1", "--db", db])
