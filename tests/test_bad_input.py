@@ -115,7 +115,7 @@ def test_long_paths_in_a_message_are_printed_whole(tmp_path):
 
 def test_a_full_disk_under_dfs_names_the_database(db, capsys, monkeypatch):
     """An error from deep in the store (no file named) names the database it writes."""
-    import solver.methods.solve as solving
+    import solver.methods.whole as solving  # where a whole-hash method writes
 
     def full(*args, **kw):
         raise OSError(errno.ENOSPC, "No space left on device")

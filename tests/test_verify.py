@@ -291,7 +291,7 @@ def test_a_compact_tiered_solve_checks_itself_on_canonical_positions(tmp_path, m
 def test_a_monolithic_solve_that_stores_a_wrong_value_keeps_the_old_database(
         tmp_path, monkeypatch, harm, what):
     """write_arrays: a failed check removes its folder; the database there stays."""
-    import solver.methods.solve as solve_mod
+    import solver.methods.whole as solve_mod  # where a whole-hash method writes
 
     game = get_game("connect4", C4)
     write = writing.write_arrays
@@ -321,9 +321,9 @@ def test_a_monolithic_solve_that_stores_a_wrong_value_keeps_the_old_database(
 
 def test_a_solve_whose_tally_is_not_its_arrays_fails(tmp_path, monkeypatch):
     """The counts the solve says against those its arrays hold."""
-    import solver.methods.solve as solve_mod
+    import solver.methods.whole as whole
 
-    summary = solve_mod._summary_attrs
+    summary = whole.summary_attrs
 
     def miscounted(rec, start, puzzle):
         attrs = summary(rec, start, puzzle)
@@ -331,7 +331,7 @@ def test_a_solve_whose_tally_is_not_its_arrays_fails(tmp_path, monkeypatch):
         attrs["positions"] += 1
         return attrs
 
-    monkeypatch.setattr(solve_mod, "_summary_attrs", miscounted)
+    monkeypatch.setattr(whole, "summary_attrs", miscounted)
     with pytest.raises(GsolveError) as excinfo:
         solve(get_game("tictactoe"), "dfs", root=tmp_path)
     check_fails(excinfo, "the solve counted win")

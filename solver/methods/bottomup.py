@@ -11,6 +11,8 @@ Its only per-position state is the record array (2 bytes a position for most gam
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from games.base import Game, GsolveError
@@ -25,6 +27,7 @@ from solver.kernels.records import (
     max_record_remoteness,
     record_dtype,
 )
+from solver.methods import whole
 from solver.runtime.parallel import call, run_blocks
 from solver.runtime.progress import Progress
 
@@ -111,3 +114,7 @@ def applies(game) -> bool:
 
 def why_not(game) -> str:
     return ""
+
+
+WRITES_AS_IT_GOES = False  # the whole hash in memory: its database written at the end
+solve_into = partial(whole.solve_into, solve)  # the database of `solve` (methods/whole.py)

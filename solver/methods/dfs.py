@@ -6,11 +6,14 @@ positions. Stops with a clear error on a loopy game.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from games.base import Game, GsolveError
 from solver.kernels.codegen import kernels
 from solver.kernels.records import record_dtype
+from solver.methods import whole
 from solver.runtime.parallel import call
 from solver.runtime.progress import Progress
 
@@ -46,3 +49,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
             "dfs cannot solve it; use --method bottomup or --method retrograde")
     progress.update("dfs", 1, f"{solved:,} positions solved")
     return rec
+
+
+WRITES_AS_IT_GOES = False  # the whole hash in memory: its database written at the end
+solve_into = partial(whole.solve_into, solve)  # the database of `solve` (methods/whole.py)

@@ -7,6 +7,8 @@ per slot for its offsets, 8 per reachable edge), built once. Frontier queues hol
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from games.base import Game, GsolveError
@@ -17,7 +19,7 @@ from solver.kernels.records import (
     max_record_remoteness,
     record_dtype,
 )
-from solver.methods import bottomup
+from solver.methods import bottomup, whole
 from solver.runtime.parallel import call, run_blocks
 from solver.runtime.progress import Progress
 
@@ -82,3 +84,7 @@ def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
         raise GsolveError(f"remoteness passed {limit}: raise the game's max_remoteness")
     run_blocks(b.fill_undecided, (rec,), lo, hi, LOSE if game.puzzle else DRAW)
     return rec
+
+
+WRITES_AS_IT_GOES = False  # the whole hash in memory: its database written at the end
+solve_into = partial(whole.solve_into, solve)  # the database of `solve` (methods/whole.py)

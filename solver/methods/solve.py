@@ -7,24 +7,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
-from solver.kernels.records import SHIFT, VALUE_MASK, record_summary, split_records
+from games.base import Game, GsolveError
 from solver.methods import estimate, speed
-from solver.methods.registry import applicable_methods, method_module
-from solver.runtime.parallel import call
+from solver.methods.registry import applicable_methods, method_module, resumable_method
 from solver.runtime.progress import Progress
 from solver.storage import stores
 from solver.storage.database import (
-    CHUNK,
     Database,
     DatabaseError,
     group_path,
     now,
     partial_path,
 )
-from solver.storage.writing import write_arrays
 
 
 def default_method(game: Game | type[Game]) -> str:
@@ -53,29 +47,6 @@ class SolveResult:
     @property
     def positions_per_second(self) -> float:
         return self.positions / self.solve_seconds if self.solve_seconds > 0 else float("inf")
-
-
-def _summary_attrs(rec: np.ndarray, start: int, puzzle: bool) -> dict:
-    values = np.zeros(8, np.int64)
-    longest = int(call(record_summary, rec, values))  # seconds on a large hash: stoppable
-    sv, sr = int(rec[start] & VALUE_MASK), int(rec[start] >> SHIFT)
-    return {
-        "positions": int(values[1:5].sum()),
-        "values": {VALUE_WORDS[v]: int(values[v]) for v in (4, 1, 3, 2) if values[v]},
-        "start_value": VALUE_WORDS[sv],
-        "start_remoteness": shown_remoteness(sv, sr, puzzle),
-        "max_remoteness": longest,
-    }
-
-
-def record_chunks(rec: np.ndarray):
-    """Database pieces (start, value, remoteness) from solve-time records."""
-    for a in range(0, rec.shape[0], CHUNK):
-        part = rec[a:a + CHUNK]
-        value = np.empty(part.shape[0], np.uint8)
-        rem = np.empty(part.shape[0], part.dtype)
-        split_records(part, value, rem)
-        yield a, value, rem
 
 
 def check_memory(game: Game, method: str):
@@ -146,38 +117,40 @@ def _plan(game: Game, method: str | None, root, force: bool, opts: dict,
     """The method this solve will use and its plan; GsolveError (nothing written) when it
     cannot finish. Decided as `_solve_locked` decides, without building a tier list where
     a method is named or the plan is hopeless."""
-    has_tiers = type(game).tiers is not Game.tiers
-    if any(opts.values()) and method is None and has_tiers:  # options of the tiers method
-        method = "tiers"
-    if method is None and has_tiers and not force and _resumable(group_path(root, game)):
-        method = "tiers"
-    if method is not None:
-        module = method_module(method)
-        if method != "tiers" and not module.applies(game) or method == "tiers" and not has_tiers:
-            raise GsolveError(module.why_not(game))
+    tiered = resumable_method()
+    has_tiers = method_module(tiered).applies(type(game))  # the class: builds no tier list
+    if method is None and has_tiers and (any(opts.values())  # options of the tiered method
+                                         or not force and _resumable(group_path(root, game))):
+        method = tiered
+    module = None if method is None else method_module(method)
+    if module is not None and not module.applies(
+            type(game) if module.WRITES_AS_IT_GOES else game):
+        raise GsolveError(module.why_not(game))
     from solver.engine.manager import default_budget
 
     workers = opts.get("workers") or 0
     return estimate.check_solve(game, method, opts.get("memory") or (
-        default_budget() if method == "tiers" else None), workers, no_time_limit, root)
+        default_budget() if module is not None and module.WRITES_AS_IT_GOES else None),
+        workers, no_time_limit, root)
 
 
 def _solve_locked(game: Game, method: str | None, root: str | Path | None, force: bool,
                   progress: Progress, tier_opts: dict | None = None,
                   est=None) -> SolveResult:
     methods = applicable_methods(game)
+    tiered = resumable_method()
     # --memory, --workers, --scheduler, --borrow: options of the tier manager
     # (solver/engine/manager.py)
     tier_opts = {k: v for k, v in (tier_opts or {}).items() if v}
     if (tier_opts.get("workers") or tier_opts.get("scheduler")) and method is None:
-        method = "tiers" if "tiers" in methods else None
-    if tier_opts and (method or default_method(game)) != "tiers":
+        method = tiered if tiered in methods else None
+    if tier_opts and (method or default_method(game)) != tiered:
         raise GsolveError("--memory, --workers, --scheduler and --borrow apply to --method "
-                          "tiers"
-                          + ("" if "tiers" in methods else f", which {game.name} lacks"))
+                          f"{tiered}"
+                          + ("" if tiered in methods else f", which {game.name} lacks"))
     # an interrupted tiered solve is resumed unless another method is asked for
-    resume = "tiers" in methods and not force and _resumable(group_path(root, game))
-    method = method or ("tiers" if resume else default_method(game))
+    resume = tiered in methods and not force and _resumable(group_path(root, game))
+    method = method or (tiered if resume else default_method(game))
     module = method_module(method)
     if method not in methods:
         raise GsolveError(module.why_not(game))
@@ -218,50 +191,38 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     if local:
         module.warm_up(game)  # (a cluster's workers load their own, as it starts)
     t1, c1 = time.perf_counter() - ti, _cpu() - ci
-    if hasattr(module, "solve_into"):  # writes the database itself, tier by tier
-        # a resumed or stopped solve did part of the work (`run["share"]`)
-        whole = not (partial_path(path).exists() and not force)
-        run: dict = {}
-        try:
-            attrs = module.solve_into(game, path, progress, fresh=force, run=run,
-                                      check=_self_check(game, path, tiered=True),
-                                      **(tier_opts or {}))
-        except BaseException:  # stopped: what it did still measures this machine
-            if measures:
-                with contextlib.suppress(Exception):
-                    speed.record_speed(plain, method, time.perf_counter() - t1,
-                                       _cpu() - c1, share=run.get("share", 0.0))
-            raise
-        t2 = time.perf_counter()
-        if measures:  # (a cluster's CPU time is its workers': not here)
-            # (tasks borrowed from another store: their work was not done here)
-            whole = whole and not (attrs.get("runs") or [{}])[-1].get("borrowed_tasks")
-            speed.record_speed(plain, method, t2 - t1, _cpu() - c1,
-                               share=1.0 if whole else run.get("share", 0.0))
-        attrs["method"] = method
-        result = _result(plain, path, attrs, False, compile_seconds=t1 - t0,
-                         solve_seconds=t2 - t1)
-        result.extra["peak_memory_bytes"] = attrs.get("peak_memory_bytes")
-        for key in ("runs", "wall_seconds_all_runs", "cpu_seconds_all_runs",
-                    "peak_memory_bytes_all_runs"):
-            if key in attrs:
-                result.extra[key] = attrs[key]
-        return result
-    rec = module.solve(game, progress)
+    # a resumed or stopped solve did part of the work (`run["share"]`)
+    whole = not (partial_path(path).exists() and not force)
+    run: dict = {"since": t1}
+    try:
+        attrs = module.solve_into(game, path, progress, method=method, started=started,
+                                  fresh=force, run=run,
+                                  check=_self_check(game, path, module.WRITES_AS_IT_GOES),
+                                  **tier_opts)
+    except BaseException:  # stopped: what it did still measures this machine
+        if measures:
+            with contextlib.suppress(Exception):
+                speed.record_speed(plain, method, time.perf_counter() - t1, _cpu() - c1,
+                                   share=run.get("share", 0.0))
+        raise
     t2 = time.perf_counter()
-    attrs = _summary_attrs(rec, game.start, game.puzzle)
-    attrs["solve_seconds"] = round(t2 - t1, 6)
-    progress.update("write", 1, str(path))
-    write_arrays(path, game, method, started, record_chunks(rec), attrs["max_remoteness"],
-                 extra=attrs, check=_self_check(game, path, tiered=False))
-    t3 = time.perf_counter()
-    speed.record_speed(plain, method, t3 - t1, _cpu() - c1)  # the plan includes writing
+    if measures:  # (a cluster's CPU time is its workers': not here; a whole-hash method's
+        # time includes writing, as its plan does)
+        # (tasks borrowed from another store: their work was not done here)
+        whole = whole and not (attrs.get("runs") or [{}])[-1].get("borrowed_tasks")
+        speed.record_speed(plain, method, t2 - t1, _cpu() - c1,
+                           share=1.0 if whole else run.get("share", 0.0))
     attrs["method"] = method
     result = _result(plain, path, attrs, False, compile_seconds=t1 - t0,
-                     solve_seconds=t2 - t1, write_seconds=t3 - t2)
+                     solve_seconds=run.get("solve_seconds", t2 - t1),
+                     write_seconds=run.get("write_seconds", 0.0))
+    for key in ("peak_memory_bytes", "runs", "wall_seconds_all_runs", "cpu_seconds_all_runs",
+                "peak_memory_bytes_all_runs"):
+        if key in attrs:
+            result.extra[key] = attrs[key]
     partial = partial_path(path)
-    if partial.exists():  # an interrupted tiered solve, superseded by this one
-        stores.remove(partial)
+    if not module.WRITES_AS_IT_GOES and partial.exists():  # an interrupted tiered solve,
+        stores.remove(partial)  # superseded by this one
         result.extra["removed_partial"] = str(partial)
     return result
 

@@ -26,15 +26,21 @@ def applies(game) -> bool:
     return game.tiers() is not None
 
 
+WRITES_AS_IT_GOES = True  # task by task: resumable, with the tier manager's options
+
+
 def why_not(game) -> str:
     return (f"{game.name} does not define tiers, so the tiers method does not apply: use "
             "--method bottomup" + ("" if game.loopy else " or --method dfs"))
 
 
-def solve_into(game: Game, path: Path, progress: Progress | None = None, **options) -> dict:
-    """Solve into the store at `path` (solver/engine/manager.py). The manager and the worker
-    are imported here, not with this module, which every solve imports to ask `applies`:
-    they cost a small dfs solve 20-30 ms of imports."""
+def solve_into(game: Game, path: Path, progress: Progress | None = None, *,
+               method: str | None = None, started: str | None = None, **options) -> dict:
+    """Solve into the store at `path` (solver/engine/manager.py), resuming a stopped solve
+    there; `method` and `started` go unused: the store records its method and each run's
+    start itself. The manager and the worker are imported here, not with this module,
+    which every solve imports to ask `applies`: they cost a small dfs solve 20-30 ms of
+    imports."""
     from solver.engine.manager import solve_into
 
     return solve_into(game, path, progress, **options)
