@@ -75,7 +75,16 @@ import math
 
 import numpy as np
 
-from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, parse_board
+from games.base import (
+    LOSE,
+    Game,
+    PositionError,
+    Tier,
+    Variant,
+    VariantError,
+    forms,
+    parse_board,
+)
 from games.common import (
     board_to_rows,
     canonical_masks_in,
@@ -279,6 +288,11 @@ def _decode_as(ctx, x, board, canon):
     return _decode(ctx, x, board)
 
 
+# `expand`: a primitive and the children from one decode. Composed from `primitive`, a
+# compact solve's reach paid a second decode of each position, by its hash, and the
+# reference counts of every array of ctx (two threads then fought over them: 60% of the
+# 5x5 reach in NRT_incref and NRT_decref).
+@forms("children", "expand", canonical=True, indexed=True)
 @njit(cache=True, nogil=True, inline="always")
 def _children(ctx, h, out, moves, scratch, canon, expand):
     """Children of h (canon 0), as canonical hashes (1), or of the position at index h as
@@ -358,43 +372,6 @@ def _children(ctx, h, out, moves, scratch, canon, expand):
 
 
 @njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 0, False)
-
-
-@njit(cache=True, nogil=True)
-def children_canonical(ctx, h, out, moves, scratch):
-    """`children`, each replaced by its canonical form (solver/kernels/symmetry.py)."""
-    return _children(ctx, h, out, moves, scratch, 1, False)
-
-
-@njit(cache=True, nogil=True)
-def children_indexed(ctx, i, out, moves, scratch):
-    """`children` of the position at index i, each as its `canonical_index`
-    (solver/kernels/compact.py)."""
-    return _children(ctx, i, out, moves, scratch, 2, False)
-
-
-# `expand`: a primitive and the children from one decode. Composed from `primitive`, a
-# compact solve's reach paid a second decode of each position, by its hash, and the
-# reference counts of every array of ctx (two threads then fought over them: 60% of the
-# 5x5 reach in NRT_incref and NRT_decref).
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 0, True)
-
-
-@njit(cache=True, nogil=True)
-def expand_canonical(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 1, True)
-
-
-@njit(cache=True, nogil=True)
-def expand_indexed(ctx, i, out, moves, scratch):
-    return _children(ctx, i, out, moves, scratch, 2, True)
-
-
-@njit(cache=True, nogil=True)
 def _has_tier(ctx, p, k, turn):
     tid = ctx[10]
     return 0 <= p < tid.shape[0] and 0 <= k < tid.shape[1] and tid[p, k, turn] >= 0
@@ -413,6 +390,7 @@ def _parent(ctx, board, a, b, turn, p, k, out, count, canon):
     return count + 1
 
 
+@forms("parents", canonical=True, indexed=True)
 @njit(cache=True, nogil=True, inline="always")
 def _parents(ctx, h, out, scratch, canon):
     """Every position (valid hash) with h among its children, each once: un-place a goat,
@@ -474,25 +452,6 @@ def _parents(ctx, h, out, scratch, canon):
                 board[m] = EMPTY
                 board[j] = TIGER
     return _indices(ctx, out, count) if canon == 2 else count
-
-
-@njit(cache=True, nogil=True)
-def parents(ctx, h, out, scratch):
-    return _parents(ctx, h, out, scratch, 0)
-
-
-@njit(cache=True, nogil=True)
-def parents_canonical(ctx, h, out, scratch):
-    """`parents`, each replaced by its canonical form, repeats allowed (the wrapper of
-    solver/kernels/symmetry.py drops them)."""
-    return _parents(ctx, h, out, scratch, 1)
-
-
-@njit(cache=True, nogil=True)
-def parents_indexed(ctx, i, out, scratch):
-    """`parents` of the position at index i, each as its `canonical_index`, repeats
-    allowed (solver/kernels/compact.py)."""
-    return _parents(ctx, i, out, scratch, 2)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -92,7 +92,7 @@ import math
 
 import numpy as np
 
-from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError
+from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, forms
 from games.registry import register
 from hashing import HashContext
 from hashing.generic import (
@@ -537,11 +537,16 @@ def _emit(ctx, mine, theirs, dst, code, me, stage, out, moves, n, canon):
     return n + 1
 
 
+# `expand`: a primitive and the children from one decode (composed from `primitive`, a
+# compact solve paid a second decode of each position by its hash, with the reference
+# counts of all of ctx).
+@forms("children", "expand", canonical=True, indexed=True)
 @njit(cache=True, nogil=True, inline="always")
 def _children(ctx, h, out, moves, scratch, canon, expand):
-    """Children of h (canon 0), as canonical hashes (1), or of the position at index h as
-    canonical indices (2), in the order of the move codes. With `expand`, -value of a
-    primitive instead. On point masks (bit p: point p), no board."""
+    """Children of h (canon 0), as canonical hashes (1, for solver/kernels/symmetry.py),
+    or of the position at index h as canonical indices (2, solver/kernels/compact.py), in
+    the order of the move codes. With `expand`, -value of a primitive instead. On point
+    masks (bit p: point p), no board."""
     params, near = ctx[8], ctx[7]
     npts = params[P_POINTS]
     stage, me, wm, bm = _decode_masks(ctx, h, canon)
@@ -573,42 +578,6 @@ def _children(ctx, h, out, moves, scratch, canon, expand):
     if expand and n == 0:
         return -LOSE  # blocked
     return _indices(ctx, out, n, False) if canon == 2 else n
-
-
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 0, False)
-
-
-@njit(cache=True, nogil=True)
-def children_canonical(ctx, h, out, moves, scratch):
-    """`children`, each in its canonical form (solver/kernels/symmetry.py)."""
-    return _children(ctx, h, out, moves, scratch, 1, False)
-
-
-@njit(cache=True, nogil=True)
-def children_indexed(ctx, i, out, moves, scratch):
-    """`children` of the position at index i, each as its `canonical_index`
-    (solver/kernels/compact.py)."""
-    return _children(ctx, i, out, moves, scratch, 2, False)
-
-
-# `expand`: a primitive and the children from one decode (composed from `primitive`, a
-# compact solve paid a second decode of each position by its hash, with the reference
-# counts of all of ctx).
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 0, True)
-
-
-@njit(cache=True, nogil=True)
-def expand_canonical(ctx, h, out, moves, scratch):
-    return _children(ctx, h, out, moves, scratch, 1, True)
-
-
-@njit(cache=True, nogil=True)
-def expand_indexed(ctx, i, out, moves, scratch):
-    return _children(ctx, i, out, moves, scratch, 2, True)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -652,6 +621,9 @@ def _unmove(ctx, moved, other, empty, d, src, prev, stage, out, n, canon, in_tie
     return _add_parent(ctx, back, other, prev, stage, canon, out, n)
 
 
+# `parents_in_tier`: the retrograde inside a movement tier asks for these only; a slide
+# that closed a mill had up to a dozen parents with a piece put back, all in other tiers.
+@forms("parents", "parents_in_tier", canonical=True, indexed=True)
 @njit(cache=True, nogil=True, inline="always")
 def _parents(ctx, h, out, scratch, canon, in_tier):
     """Every position (in the hash space, not primitive) with h among its children, once;
@@ -687,42 +659,6 @@ def _parents(ctx, h, out, scratch, canon, in_tier):
             f &= f - 1
         s &= s - 1
     return _indices(ctx, out, n, True) if canon == 2 else n
-
-
-@njit(cache=True, nogil=True)
-def parents(ctx, h, out, scratch):
-    """Every position (in the hash space, not primitive) with h among its children, once."""
-    return _parents(ctx, h, out, scratch, 0, False)
-
-
-@njit(cache=True, nogil=True)
-def parents_canonical(ctx, h, out, scratch):
-    """`parents`, each in its canonical form, repeats allowed (solver/kernels/symmetry.py)."""
-    return _parents(ctx, h, out, scratch, 1, False)
-
-
-@njit(cache=True, nogil=True)
-def parents_indexed(ctx, i, out, scratch):
-    """`parents` of the position at index i, each as its `canonical_index`, repeats
-    allowed (solver/kernels/compact.py)."""
-    return _parents(ctx, i, out, scratch, 2, False)
-
-
-# `parents_in_tier`: the retrograde inside a movement tier asks for these only; a slide
-# that closed a mill had up to a dozen parents with a piece put back, all in other tiers.
-@njit(cache=True, nogil=True)
-def parents_in_tier(ctx, h, out, scratch):
-    return _parents(ctx, h, out, scratch, 0, True)
-
-
-@njit(cache=True, nogil=True)
-def parents_in_tier_canonical(ctx, h, out, scratch):
-    return _parents(ctx, h, out, scratch, 1, True)
-
-
-@njit(cache=True, nogil=True)
-def parents_in_tier_indexed(ctx, i, out, scratch):
-    return _parents(ctx, i, out, scratch, 2, True)
 
 
 # -- the game -------------------------------------------------------------------------------
@@ -850,7 +786,8 @@ class Morris(Game):
     def parent_hashes(self, h: int) -> list[int]:
         """The positions with h among their children (Python callers and tests)."""
         out = np.empty(self.max_parents, np.int64)
-        n = parents(self.ctx, h, out, np.empty(self.scratch_size, np.int8))
+        n = parents(self.ctx, h, out,  # noqa: F821  (made by forms above)
+                    np.empty(self.scratch_size, np.int8))
         return [int(x) for x in out[:n]]
 
     def hands(self, stage: int) -> tuple[int, int]:
