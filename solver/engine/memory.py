@@ -213,7 +213,7 @@ def can_page(game: Game) -> bool:
 
 
 def paged_slowdown(over: float) -> float:
-    """A paged task's time over its full-speed time, where the lean worker would need
+    """A paged task's time over its full-speed time, where the lean mode would need
     `over` times the task's memory: measured on Nine's move W5 B5 (2.6, 3.2 and 6.3 times
     at 2.3, 4.5 and 9 times; benchmarks/results/2026-11-28-paged.md), a little over each."""
     return max(2.6, 0.75 * over)

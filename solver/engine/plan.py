@@ -80,7 +80,7 @@ class Plan:
     run_order: list[int]  # tasks, children first
     slot_bytes: int
     game: Game
-    limit: int = 0  # the memory a task may hold (0: any): past it the lean worker runs
+    limit: int = 0  # the memory a task may hold (0: any): past it tasks run lean or paged
     terms: memory.Terms | None = None  # the game's terms of the memory model
 
     def strategy_of(self, i: int) -> memory.Strategy:
@@ -125,7 +125,7 @@ def plan(game: Game, limit: int | None = None, cuts: list[int] | None = None,
     for t in order:
         level[t] = 1 + max((level[c] for c in tiers[t].children if c != t), default=-1)
 
-    def fits(own, kids):  # at full speed: the lean worker only takes what cannot be cut
+    def fits(own, kids):  # at full speed: lean or paged only what cannot be cut
         return memory.strategy(game, own, kids, terms=terms).bytes <= (limit or 1 << 62)
 
     planned = cuts is None  # cuts of an earlier run are kept as they are
