@@ -129,21 +129,27 @@ class Databases:
         self.root = Path(root) if root is not None else default_root()
         self._open: _Recent = _Recent(KEEP)
         self._games: _Recent = _Recent(KEEP)
+        self._keys: _Recent = _Recent(1024)  # spelling -> key (a few hundred bytes each)
         self._lock = threading.RLock()  # opening a database builds its game under it
 
-    @staticmethod
-    def key(game, variant) -> tuple[str, str]:
+    def key(self, game, variant) -> tuple[str, str]:
         """(game, variant key) with every spelling of a variant made one: the game's keys
-        in order with their defaults (`default` for a game without keys)."""
+        in order with their defaults (`default` for a game without keys). Remembered by
+        spelling (finding a game's class looks for every game module: 0.1 ms)."""
         from games.base import parse_variant
         from games.registry import game_class
 
         game = _text("game", game, allow_none=False)
         variant = _text("variant", variant)
-        cls = game_class(game)
-        text = "" if variant in (None, "", "default") else variant
-        given = cls.check_variant(parse_variant(text))
-        return game, ",".join(f"{k}={v}" for k, v in given.items()) or "default"
+        got = self._keys.get((game, variant))
+        if got is None:
+            cls = game_class(game)
+            text = "" if variant in (None, "", "default") else variant
+            given = cls.check_variant(parse_variant(text))
+            got = game, ",".join(f"{k}={v}" for k, v in given.items()) or "default"
+            with self._lock:
+                self._keys.put((game, variant), got)
+        return got
 
     def get(self, game, variant) -> Opened:
         key = self.key(game, variant)
