@@ -4,6 +4,8 @@ viewer in a real headless Chromium (skipped when none is installed)."""
 import json
 import shutil
 import threading
+import time
+from pathlib import Path
 
 import pytest
 import reference
@@ -315,6 +317,74 @@ def test_make_server_port_0_answers_on_a_free_port(db):
     finally:
         server.shutdown()
         server.server_close()
+
+
+# -- issue 47: connections served at once are bounded; worker processes ------------------
+def test_connections_beyond_the_bound_wait_for_a_free_slot(db, monkeypatch):
+    """One slot: a client that connects and says nothing holds it, so the next waits
+    (accepted by the kernel, not served) until the silent one is dropped after IDLE s."""
+    import http.client
+    import socket
+
+    from solver.use import serve
+
+    monkeypatch.setattr(serve, "MAX_CONNECTIONS", 1)
+    monkeypatch.setattr(serve, "IDLE", 2)
+    server = make_server(db, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    answered = threading.Event()
+
+    def second():
+        c = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=30)
+        c.request("GET", START)
+        assert c.getresponse().status == 200
+        answered.set()
+        c.close()
+
+    silent = socket.create_connection(("127.0.0.1", server.server_port))
+    try:
+        time.sleep(0.3)  # accepted: the one slot taken
+        threading.Thread(target=second, daemon=True).start()
+        assert not answered.wait(1.0)
+        assert answered.wait(30)  # the silent one timed out, never having closed
+    finally:
+        silent.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_workers_share_the_port_and_stop_with_the_server(db):
+    """serve() with two workers: both answer on one port; SIGTERM to the parent stops
+    them (exit 0), and none is left running."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    code = (f"from solver.use.serve import serve; serve({str(db)!r}, '127.0.0.1', 0, "
+            "workers=2)")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    try:
+        line = proc.stdout.readline()
+        assert "2 workers" in line, line
+        port = int(line.split("http://127.0.0.1:", 1)[1].split("/", 1)[0])
+        for _ in range(6):  # answered by the workers (the parent only waits)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{START}", timeout=30) as r:
+                assert json.load(r)["value"] == "tie"
+        kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        if kids.exists():
+            pids = [int(x) for x in kids.read_text().split()]
+            assert len(pids) == 2
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        if kids.exists():
+            for pid in pids:  # waited for by the parent: gone, not even a zombie
+                assert not Path(f"/proc/{pid}").exists()
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # -- issue 23: a database damaged after the server opened it is the server's fault (5xx) --

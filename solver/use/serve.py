@@ -15,7 +15,8 @@ runs is opened again. Every spelling of a variant is normalised first (`width=7,
 and `height=7, width=7` share one game object and one open database), and both caches keep
 the few most recently used. The same server is a data provider of GamesCrafters' UWAPI, in
 GamesmanClassic's and GamesmanOne's protocols (solver/use/uwapi.py, docs/uwapi.md).
-Flask (werkzeug's threaded server).
+Flask on werkzeug's threaded server, at most MAX_CONNECTIONS at once, in one worker process
+a core (serve(); Python answers one request at a time per process).
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import socket
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
 from flask import Flask, Response, request, send_from_directory
 from werkzeug.exceptions import HTTPException
+from werkzeug.serving import ThreadedWSGIServer
 
 from games.base import GsolveError
 from solver.storage.database import DamagedDatabase
@@ -43,6 +47,9 @@ CHUNK_BUDGET = 256 << 20  # bytes of decoded chunks kept per open database
 MAX_BATCH = 10_000  # positions in one POST /api/query
 MAX_BODY = 4 << 20  # bytes of a request body
 MAX_TEXT = 4096  # characters of a game, variant or position
+MAX_CONNECTIONS = 64  # connections served at once by one worker process
+IDLE = 30  # seconds an idle keep-alive connection is kept open
+MAX_WORKERS = 4  # worker processes, at most
 
 
 def _json(obj, status: int = 200) -> Response:
@@ -367,34 +374,122 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(db, host: str, port: int):
-    """The app on a threaded werkzeug server, quiet per request, keep-alive."""
+class PooledServer(ThreadedWSGIServer):
+    """werkzeug's threaded server with at most MAX_CONNECTIONS connections served at once:
+    the accept loop waits for a free slot (the kernel's backlog holds the rest) instead of
+    starting a thread per connection without limit; an idle keep-alive connection is
+    closed after IDLE seconds, so it cannot hold a slot for ever."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request, client_address):
+        self.slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+def make_server(db, host: str, port: int, sock: socket.socket | None = None):
+    """The app on a pooled threaded werkzeug server, quiet per request, keep-alive; on
+    `sock` (a listening socket, left open) where given, else on a new one."""
     from werkzeug.serving import WSGIRequestHandler
-    from werkzeug.serving import make_server as werkzeug_server
 
     class Handler(WSGIRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = IDLE
 
         def log_request(self, *args, **kwargs):
             pass
 
-    sock = listen(host, port)
+    own = sock is None
+    sock = listen(host, port) if own else sock
     try:  # werkzeug serves a duplicate of the socket's descriptor
-        server = werkzeug_server(host, port, create_app(db), threaded=True,
-                                 request_handler=Handler, fd=sock.fileno())
+        server = PooledServer(host, port, create_app(db), Handler, fd=sock.fileno())
     finally:
-        sock.close()
+        if own:
+            sock.close()
     server.server_port = server.port  # the port bound (0 picks one), as http.server names it
     return server
 
 
-def serve(db, host: str = "127.0.0.1", port: int = 8000) -> None:
-    server = make_server(db, host, port)
-    root = server.app.config["databases"].root
-    shown = f"[{host}]" if ":" in host else host
-    print(f"gsolve serve: http://{shown}:{server.server_port}/  (databases in {root}; "
-          "Ctrl-C stops)", flush=True)
+def workers_default() -> int:
+    """One worker process per core this process may run on, at most MAX_WORKERS: Python
+    answers one request at a time per process (its lock), so processes are what let
+    several clients be answered at once."""
     try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
+
+
+def _worker(db, host: str, sock: socket.socket) -> None:
+    """A forked worker: its own app, caches and open databases, on the shared socket; on
+    Linux it gets SIGTERM when its parent ends, however that ends (PR_SET_PDEATHSIG)."""
+    code = 0
+    try:
+        if sys.platform.startswith("linux"):
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGTERM)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the parent stops us
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        server = make_server(db, host, sock.getsockname()[1], sock)
         server.serve_forever()
+    except SystemExit:
+        pass
+    except BaseException as e:  # noqa: BLE001 - a worker must not outlive its error
+        print(f"gsolve serve: a worker stopped: {type(e).__name__}: {e}", file=sys.stderr,
+              flush=True)
+        code = 1
     finally:
-        server.server_close()
+        os._exit(code)  # never run the parent's clean-up in a forked child
+
+
+def serve(db, host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> None:
+    """Serve until Ctrl-C or SIGTERM: `workers` processes (default workers_default()) on
+    one listening socket, each a pooled threaded server with its own caches (so up to
+    workers x CHUNK_BUDGET of chunks a database); one worker serves in this process."""
+    from solver.storage.database import default_root
+
+    workers = workers_default() if workers is None else max(1, int(workers))
+    sock = listen(host, port)
+    root = Path(db) if db is not None else default_root()
+    shown = f"[{host}]" if ":" in host else host
+    print(f"gsolve serve: http://{shown}:{sock.getsockname()[1]}/  (databases in {root}; "
+          f"{workers} worker{'s' * (workers > 1)}; Ctrl-C stops)", flush=True)
+    if workers == 1:
+        server = make_server(db, host, port, sock)
+        try:
+            server.serve_forever()
+        finally:
+            server.server_close()
+            sock.close()
+        return
+    children = []
+    try:
+        for _ in range(workers):  # forked before any thread or database exists here
+            pid = os.fork()
+            if pid == 0:
+                _worker(db, host, sock)
+            children.append(pid)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        pid, status = os.wait()  # a worker that stops stops the server
+        children.remove(pid)
+        raise GsolveError(f"a worker process stopped (status {status}): serve stopped")
+    finally:
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)  # a zombie until waited for: never a lost pid
+        for pid in children:
+            os.waitpid(pid, 0)
+        sock.close()
