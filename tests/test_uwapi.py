@@ -11,6 +11,7 @@ import pytest
 
 import solver
 from games import get_game
+from games.base import PositionError
 from solver.use import autogui, uwapi
 from solver.use.serve import KEEP, create_app
 
@@ -27,9 +28,12 @@ FLIP = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
 
 # (gsolve game, variant) solved for these tests, and the provider URL of each
 SOLVED = [("tictactoe", None), ("hexapawn", "width=3,height=3"), ("quixo", "size=3"),
-          ("connect4", "width=4,height=4"), ("teeko", "size=3,pieces=3")]
+          ("connect4", "width=4,height=4"), ("teeko", "size=3,pieces=3"),
+          ("baghchal", None)]
 URLS = [("ttt", "3"), ("hexapawn", "0"), ("quixo", "2"),
         ("connect4", "width=4,height=4"), ("teeko", "size=3,pieces=3")]
+# strings classes of variants too big for CI: (gsolve game, small variant) walked instead
+SMALL = {autogui.BaghChal: ("baghchal", None)}
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +152,45 @@ def test_connect4_and_teeko_strings(db):
     assert "1 4" in steps and any(m["autoguiMove"] == "M_1_4_x" for m in data["moves"])
 
 
+def test_baghchal_as_gamesman_classic():
+    """UWAPI's Bagh-Chal (Classic's variant 5, 5x5) is too big to solve here: its strings,
+    written out from GamesmanClassic's src/mbaghchal.c, on the 5x5 game's own moves."""
+    e = uwapi.BY_PROVIDER[("baghchal", "5")]
+    g = get_game(e.game, e.variant)
+    b = e.strings(g)
+    # setOption (lines 1176-1186): tigers on the corners, 20 goats in hand, none captured;
+    # PositionToAutoGUIString (1634-1647): turn 1 (GOAT), 25 cells, "20", "00"
+    start = "1_T---T---------------T---T2000"
+    assert uwapi.start_data(uwapi.CLASSIC, b, g) == {"autoguiPosition": start,
+                                                    "position": start}
+    assert b.to_gsolve(start) == g.to_string(g.start)
+
+    def listed(pos):
+        gs = b.to_gsolve(pos)
+        assert b.position(gs) == pos
+        h = g.from_string(gs)
+        return [b.move(gs, name, g.to_string(c))
+                for name, c in sorted(g.moves(h), key=lambda m: b.order(m[0]))]
+
+    # GenerateMoves (807-833) prepends: cell 24 first (a tiger), so 23 'd1' (MoveToString,
+    # 1406-1419: column from 'a', row 5 - x + 1), 22 'c1', 21 'b1', then 19 'e2'
+    assert listed(start)[:4] == [("d1", "A_-_23_g"), ("c1", "A_-_22_g"),
+                                 ("b1", "A_-_21_g"), ("e2", "A_-_19_g")]
+    assert len(listed(start)) == 21
+    # a goat on cell 6 (b4), 19 in hand, tigers to move: cells 24, 20, 4, 0 in turn, each
+    # cell's lines by neighbour descending (diagMoveMatrix5, 474-576); the tiger on 0
+    # jumps 6 to 12 ('a5c3', M_0_12_t, 1649-1666)
+    tigers = listed("2_T---T-G-------------T---T1900")
+    assert [m for m, _ in tigers] == ["e1d1", "e1e2", "e1d2", "a1b1", "a1b2", "a1a2",
+                                      "e5e4", "e5d4", "e5d5", "a5c3", "a5a4", "a5b5"]
+    assert tigers[9][1] == "M_0_12_t" and tigers[0][1] == "M_24_23_t"
+    after = b.position(g.to_string(dict(g.moves(g.from_string(
+        b.to_gsolve("2_T---T-G-------------T---T1900"))))["a5xc3"]))
+    assert after == "1_----T-------T-------T---T1901"  # goats to move, one captured
+    with pytest.raises(PositionError):
+        b.to_gsolve("1_T---T---------------T---T20")  # the counts are two digits each
+
+
 # -- every position of a random walk: children as `gsolve query` says ----------------------
 @pytest.mark.parametrize("url", URLS, ids=[f"{g}-{v}" for g, v in URLS])
 @pytest.mark.parametrize("protocol", [uwapi.CLASSIC, uwapi.ONE])
@@ -155,13 +198,30 @@ def test_walk_children_answer_as_query(url, protocol, client, db):
     game_id, variant_id = url
     name, variant, cls = uwapi.resolve(game_id, variant_id)
     solved = solver.open(name, variant or None, db=db)
-    strings = cls(solved.game)
     ask = one if protocol == uwapi.ONE else classic
     start = "/start/" if protocol == uwapi.CLASSIC else "/"
-    pos = get(client, f"/{game_id}/{variant_id}{start}")["position"]
+    walk(lambda p: ask(client, game_id, variant_id, p), cls(solved.game), solved, protocol,
+         get(client, f"/{game_id}/{variant_id}{start}")["position"])
+
+
+@pytest.mark.parametrize("cls", SMALL, ids=[c.__name__ for c in SMALL])
+def test_walk_children_answer_as_query_small_boards(cls, db):
+    """The strings classes of variants too big to solve here, on a small board of the
+    same game (the provider's format on that board), through position_data."""
+    game, variant = SMALL[cls]
+    solved = solver.open(game, variant, db=db)
+    strings = cls(solved.game)
+    walk(lambda p: uwapi.position_data(uwapi.CLASSIC, strings, solved, p), strings, solved,
+         uwapi.CLASSIC, uwapi.start_data(uwapi.CLASSIC, strings, solved.game)["position"],
+         steps=30)
+
+
+def walk(ask, strings, solved, protocol, pos, steps=12):
+    """A random walk from pos: each position answers as `gsolve query` does, both ways
+    through the strings, and so does every move's child, asked itself."""
     rng = random.Random(47)
-    for _ in range(12):
-        data = ask(client, game_id, variant_id, pos)
+    for _ in range(steps):
+        data = ask(pos)
         check_shape(data, protocol)
         gs = strings.to_gsolve(pos)
         assert strings.position(gs) == pos  # both ways
@@ -178,7 +238,7 @@ def test_walk_children_answer_as_query(url, protocol, client, db):
             assert m["positionValue"] == value
             if value != "draw":
                 assert m["remoteness"] == rem
-            again = ask(client, game_id, variant_id, m["position"])  # the child itself
+            again = ask(m["position"])  # the child itself
             assert (again["positionValue"], again.get("remoteness")) == (
                 m["positionValue"], m.get("remoteness"))
         if not data["moves"]:
@@ -263,7 +323,7 @@ def test_caches_keep_the_most_recently_used(db, monkeypatch):
         assert c.get("/api/query", query_string={"game": game, "variant": variant or ""}
                      ).status_code == 200
     assert len(dbs._games) == len(dbs._open) == 2
-    assert [k[0] for k in dbs._open] == ["connect4", "teeko"]
+    assert [k[0] for k in dbs._open] == [game for game, _ in SOLVED[-2:]]
 
 
 def test_plain_autogui_for_other_games(client):

@@ -255,3 +255,63 @@ class Hexapawn(Plain):
         src, dst = self._cells(name)
         side = dst % self.w - src % self.w
         return -src, (0, 1, 2)[0 if side == 0 else 1 if side > 0 else 2]
+
+
+class BaghChal(Plain):
+    """GamesmanClassic's mbaghchal.c (UWAPI's variant 5: 5x5 with diagonals): '1_' (goats
+    to move) or '2_' (tigers), the cells row by row from the top (T, G, -), then the goats
+    in hand and the goats captured, two digits each (PositionToAutoGUIString, lines
+    1634-1647; StringToPosition reads them back, 1617-1632); AutoGUI the same. Moves
+    (MoveToString, 1406-1419): a placement '<col><row>', a slide or a capture
+    '<col><row><col><row>', columns from 'a' on the left, rows from 1 at the bottom (gsolve's
+    names less '-' and 'x'); buttons 'A_-_<cell>_g' and 'M_<from>_<to>_<g|t>' (the mover,
+    1649-1666). GenerateMoves (807-833) prepends each move it finds, going through the cells
+    in order and each cell's lines by neighbour (diagMoveMatrix5: neighbours ascending, the
+    jump behind each), so the list runs from the last cell back, neighbours descending."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self.n = game.size
+
+    def _parts(self, gs: str) -> tuple[str, str, int, int]:
+        board, side, hand, captured = gs.split()
+        return board.replace("/", ""), side, int(hand), int(captured)
+
+    def to_gsolve(self, s: str) -> str:
+        cells = self.n * self.n
+        if not re.fullmatch(f"[12]_[TG-]{{{cells}}}[0-9]{{4}}", s):
+            raise PositionError(f"baghchal position '{s}' should be 1_ (goats to move) or 2_ "
+                                f"then {cells} cells of T G - then the goats in hand and "
+                                "captured, two digits each")
+        board = s[2:2 + cells]
+        return (f"{_rows(board, self.n)} {'gt'[int(s[0]) - 1]} {int(s[-4:-2])} "
+                f"{int(s[-2:])}")
+
+    def cells(self, gs: str) -> str:
+        return self._parts(gs)[0]
+
+    def turn(self, gs: str) -> int:
+        return 1 if self._parts(gs)[1] == "g" else 2
+
+    def position(self, gs: str) -> str:
+        board, side, hand, captured = self._parts(gs)
+        return f"{self.turn(gs)}_{board}{hand:02d}{captured:02d}"
+
+    autogui = position
+
+    def _cells(self, name: str) -> list[int]:
+        """gsolve's 'b2', 'a3-b3', 'a3xc3' -> cell numbers (rows from the top)."""
+        return [(self.n - int(sq[1:])) * self.n + ord(sq[0]) - ord("a")
+                for sq in re.split("[-x]", name)]
+
+    def move(self, gs, name, child):
+        cells = self._cells(name)
+        text = name.replace("-", "").replace("x", "")
+        if len(cells) == 1:
+            return text, f"A_-_{cells[0]}_g"
+        return text, f"M_{cells[0]}_{cells[1]}_{'gt'[self.turn(gs) - 1]}"
+
+    def order(self, name):
+        cells = self._cells(name)
+        src, dst = cells[0], cells[-1]
+        return -src, -((src + dst) // 2 if "x" in name else dst)  # a jump: by the goat jumped
