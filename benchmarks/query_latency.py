@@ -5,10 +5,12 @@
 
 Solves the game into the database root first if needed, starts `gsolve serve` on a free
 port, picks n random reachable positions (uniform over the database's reachable slots),
-and times GET /api/query for each: once over one keep-alive connection, once with a new
-connection per request (as curl would), then with `--clients` clients at once (threads,
-each on its own keep-alive connection, all n positions each), for /api/query and for the
-UWAPI provider URL of the same positions (GamesmanClassic's /positions/?p=, in the
+and times GET /api/query for each: once over one keep-alive connection (werkzeug 3 closes
+every connection after its answer, so http.client reconnects: in effect a new connection a
+request, one at a time), once with a new connection per request (as curl would), then
+with `--clients` clients at once (threads, each on its own connection, all n positions
+each), for /api/query and for the UWAPI provider URL of the same positions
+(GamesmanClassic's /positions/?p=, in the
 provider's strings where solver/use/uwapi.py's table lists the game). Then times whole
 `gsolve query` commands (warm kernel cache). Prints percentiles in milliseconds, and the
 load average, since the machine may be shared (the commands' CPU time is printed too).
