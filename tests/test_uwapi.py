@@ -23,17 +23,18 @@ ONE_TOP = ["position", "autoguiPosition", "positionValue", "remoteness", "moves"
 ONE_MOVE = ["position", "autoguiPosition", "positionValue", "remoteness", "move",
             "autoguiMove"]
 AUTOGUI_POSITION = re.compile(r"[12]_[^_;]+")
-AUTOGUI_MOVE = re.compile(r"A_[^_]_\d+_[^_]|M_\d+_\d+_[^_]|T_[^_]+_\d+_[^_]")
+AUTOGUI_MOVE = re.compile(r"A_[^_]_\d+_[^_]|M_\d+_\d+_[^_]|T_[^_]+_\d+_[^_]"
+                          r"|A_[^_]_\d+")  # the last: Classic's Quarto, no sound
 FLIP = {"win": "lose", "lose": "win", "tie": "tie", "draw": "draw"}
 
 # (gsolve game, variant) solved for these tests, and the provider URL of each
 SOLVED = [("tictactoe", None), ("hexapawn", "width=3,height=3"), ("quixo", "size=3"),
           ("connect4", "width=4,height=4"), ("teeko", "size=3,pieces=3"),
-          ("baghchal", None)]
+          ("baghchal", None), ("quarto", None)]
 URLS = [("ttt", "3"), ("hexapawn", "0"), ("quixo", "2"),
         ("connect4", "width=4,height=4"), ("teeko", "size=3,pieces=3")]
 # strings classes of variants too big for CI: (gsolve game, small variant) walked instead
-SMALL = {autogui.BaghChal: ("baghchal", None)}
+SMALL = {autogui.BaghChal: ("baghchal", None), autogui.Quarto: ("quarto", None)}
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +190,44 @@ def test_baghchal_as_gamesman_classic():
     assert after == "1_----T-------T-------T---T1901"  # goats to move, one captured
     with pytest.raises(PositionError):
         b.to_gsolve("1_T---T---------------T---T20")  # the counts are two digits each
+
+
+def test_quarto_as_gamesman_classic():
+    """UWAPI's Quarto (Classic's 0, 4x4, 16 pieces) is too big to solve here: its strings,
+    written out from GamesmanClassic's src/core/quartodb.c, on the 4x4 game's own moves."""
+    e = uwapi.BY_PROVIDER[("quarto", "0")]
+    g = get_game(e.game, e.variant)
+    q = e.strings(g)
+    start = "1_" + "-" * 17  # mquarto.c 313-316: 16 cells and no piece to place
+    assert uwapi.start_data(uwapi.CLASSIC, q, g) == {"autoguiPosition": start,
+                                                    "position": start}
+
+    def listed(pos):
+        gs = q.to_gsolve(pos)
+        assert q.position(gs) == pos
+        h = g.from_string(gs)
+        return [(*q.move(gs, name, g.to_string(c)), q.position(g.to_string(c)))
+                for name, c in sorted(g.moves(h), key=lambda m: q.order(m[0]))]
+
+    # quartodb.c 660-666: the first move gives piece i: '2_' + 16 '-' + 'A'+i,
+    # button A_<letter>_<272+i>, move its 4 bits
+    first = listed(start)
+    assert first[:2] == [("0000", "A_A_272", "2_----------------A"),
+                         ("0001", "A_B_273", "2_----------------B")]
+    assert first[-1] == ("1111", "A_P_287", "2_----------------P") and len(first) == 16
+    # 667-692: place the piece in hand on each empty slot, give each piece left (by slot,
+    # then piece): 'slot+1-bits', A_<given>_<16 + 16 slot + given>
+    moves = listed("2_----------------F")
+    assert len(moves) == 16 * 15
+    assert moves[0] == ("1-0000", "A_A_16", "1_F---------------A")
+    assert moves[15] == ("2-0000", "A_A_32", "1_-F--------------A")  # slot 2 after F's 15
+    # 693-705: a placement that completes a line is listed once, 'slot+1', A_-_<slot>
+    # (pieces A, B, C, D share the attribute of bit 3, 0: a fourth in the top row wins)
+    near = listed("1_ABC-------------D")  # 3 placed + 1 given: 4 moves made, player 1
+    assert ("4", "A_-_3", "2_ABCD-------------") in near
+    assert sum(m[0].startswith("4") for m in near) == 1
+    with pytest.raises(PositionError):
+        q.to_gsolve("2_ABC-------------D")  # the turn does not match the pieces
 
 
 # -- every position of a random walk: children as `gsolve query` says ----------------------

@@ -315,3 +315,78 @@ class BaghChal(Plain):
         cells = self._cells(name)
         src, dst = cells[0], cells[-1]
         return -src, -((src + dst) // 2 if "x" in name else dst)  # a jump: by the goat jumped
+
+
+class Quarto(Plain):
+    """GamesmanClassic's Quarto (UWAPI's quarto 0, 4x4 with 16 pieces), which Classic
+    answers from core/quartodb.c, not from a module: '1_' or '2_' (Classic flips the turn
+    for each child, so it changes with every move, the first give included), the 16 cells
+    row by row ('A' + the piece's number, '-'), then the piece to place ('-': none),
+    AutoGUI the same (lines 651, 686; mquarto.c's start '1_-----------------', 313-316).
+    Moves (quartodb.c 660-730): the first give '<the piece's 4 bits>' ('0101'), button
+    'A_<piece>_<272 + piece>'; a placement and give '<cell from 1>-<bits>',
+    'A_<piece given>_<16 + 16 cell + piece>'; a placement that ends the game
+    '<cell from 1>', 'A_-_<cell>'; listed by cell, then by the piece given. (Classic's
+    buttons carry no sound.) On other boards: the same with n*n cells and 2**attributes
+    pieces in place of the 16s."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self.n, self.pieces, self.bits = game.size, game.npieces, game.attributes
+
+    def _parts(self, gs: str) -> tuple[str, str]:
+        board, hand = gs.split()
+        return board.replace("/", ""), hand
+
+    def _letter(self, digit: str) -> str:
+        return "-" if digit == "-" else chr(ord("A") + int(digit, 16))
+
+    def turn(self, gs: str) -> int:
+        """1 + the moves made, mod 2: the first give, then one a placed piece (a placement
+        that ends the game gives nothing, but is a move)."""
+        board, hand = self._parts(gs)
+        placed = sum(c != "-" for c in board)
+        return 1 if placed == 0 and hand == "-" else 1 + (placed + 1) % 2
+
+    def cells(self, gs: str) -> str:
+        board, hand = self._parts(gs)
+        return "".join(self._letter(c) for c in board + hand)
+
+    def position(self, gs: str) -> str:
+        return f"{self.turn(gs)}_{self.cells(gs)}"
+
+    autogui = position
+
+    def to_gsolve(self, s: str) -> str:
+        letters = "".join(chr(ord("A") + i) for i in range(self.pieces))
+        cells = self.n * self.n
+        if not re.fullmatch(f"[12]_[{letters}-]{{{cells + 1}}}", s):
+            raise PositionError(f"quarto position '{s}' should be 1_ or 2_ then {cells} cells "
+                                f"and the piece to place, each {letters[0]}..{letters[-1]} "
+                                "or -")
+        hexed = "".join("-" if c == "-" else format(ord(c) - ord("A"), "x") for c in s[2:])
+        gs = f"{_rows(hexed[:cells], self.n)} {hexed[cells]}"
+        if int(s[0]) != self.turn(gs):
+            raise PositionError(f"quarto position '{s}': the turn does not match the pieces "
+                                "(the first player gives the first piece)")
+        return gs
+
+    def move(self, gs, name, child):
+        cells, p = self.n * self.n, self.pieces
+        words = name.split()
+        if words[0] == "give":
+            piece = int(words[1], 16)
+            return (format(piece, f"0{self.bits}b"),
+                    f"A_{self._letter(words[1])}_{cells + cells * p + piece}")
+        cell = int(words[0]) - 1
+        if len(words) == 1:
+            return str(cell + 1), f"A_-_{cell}"
+        piece = int(words[2], 16)
+        return (f"{cell + 1}-{format(piece, f'0{self.bits}b')}",
+                f"A_{self._letter(words[2])}_{cells + cell * p + piece}")
+
+    def order(self, name):
+        words = name.split()
+        if words[0] == "give":
+            return -1, int(words[1], 16)
+        return int(words[0]), int(words[2], 16) if len(words) == 3 else -1

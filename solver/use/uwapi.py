@@ -59,6 +59,8 @@ TABLE: tuple[Entry, ...] = (
             f"width={w},height=3", autogui.Hexapawn) for w in (3, 4, 5, 6)),
     Entry(CLASSIC, "baghchal", "5", "baghchal", "regular", "baghchal",
           "size=5,tigers=4,goats=20,captures=5", autogui.BaghChal),
+    Entry(CLASSIC, "quarto", "0", "quarto", "regular", "quarto", "size=4,attributes=4",
+          autogui.Quarto),
     Entry(ONE, "quixo", "0", "quixo", "5x5", "quixo", "size=5", autogui.Quixo),
     Entry(ONE, "quixo", "1", "quixo", "4x4", "quixo", "size=4", autogui.Quixo),
     Entry(ONE, "quixo", "2", "quixo", "3x3", "quixo", "size=3", autogui.Quixo),
