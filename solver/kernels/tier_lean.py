@@ -1,4 +1,4 @@
-"""The lean retrograde of a loopy tier (solver/engine/lean.py): the levels of
+"""The lean retrograde of a loopy tier (solver/engine/levels.py): the levels of
 kernels/tier_retro.py without its sorted event list and frontier queue (8 bytes a
 position), so a tier larger than the memory for those still solves. The frontier of
 level L is found again by scanning the tier's records: the positions decided in the tier
