@@ -383,3 +383,14 @@ def test_eta_trusts_the_measured_rate_as_far_as_the_work_done():
     p.remaining(30.0, 0.0)  # nothing measured yet: the plan's part
     assert p._expected - (time.monotonic() - p._t0) == pytest.approx(25.0, abs=1.0)
     p.close()
+
+
+def test_kernel_loading_is_said_off_a_terminal(tmp_path, monkeypatch, capsys):
+    """A first run compiles for minutes: its progress says so, not only "starting"."""
+    from solver.methods import dfs
+
+    warm = dfs.warm_up
+    monkeypatch.setattr(dfs, "warm_up", lambda game: (time.sleep(0.4), warm(game)))
+    monkeypatch.setenv("GSOLVE_PROGRESS_SECONDS", "0.05")
+    assert main(["tictactoe", "--method", "dfs", "--db", str(tmp_path / "db")]) == 0
+    assert "loading compiled kernels" in capsys.readouterr().err
