@@ -289,6 +289,7 @@ class Game:
     title: ClassVar[str]
     puzzle: ClassVar[bool] = False
     loopy: ClassVar[bool] = False
+    columns: ClassVar[bool] = False  # a move drops a piece down a column (viewers)
     variants: ClassVar[dict[str, Variant]] = {}
 
     # set by __init__ of a subclass

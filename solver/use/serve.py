@@ -259,7 +259,7 @@ class Databases:
                 start = attrs.get("start_value")
                 out.append({
                     "game": gdir.name, "title": cls.title, "puzzle": cls.puzzle,
-                    "columns": bool(getattr(cls, "columns", False)),
+                    "columns": cls.columns,
                     "variant": "" if vdir.name == "default" else vdir.name,
                     "positions": attrs.get("positions"),
                     "start": {"value": start, "remoteness": attrs.get("start_remoteness")},
