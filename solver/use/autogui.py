@@ -147,7 +147,23 @@ class Connect4(Plain):
         return int(name)
 
 
-class Quixo(Plain):
+class _RowsAndSide(Plain):
+    """A gsolve string '<rows joined by /> <side>' (`FIRST`: the first player's letter) as
+    a provider's '1_' or '2_' and the cells row by row."""
+
+    FIRST = "x"
+
+    def cells(self, gs: str) -> str:
+        return gs.split()[0].replace("/", "")
+
+    def turn(self, gs: str) -> int:
+        return 1 if gs.split()[1] == self.FIRST else 2
+
+    def position(self, gs: str) -> str:
+        return f"{self.turn(gs)}_{self.cells(gs)}"
+
+
+class Quixo(_RowsAndSide):
     """GamesmanOne's src/games/quixo: '1_' (X to move) or '2_' then the cells row by row
     (X, O, -; AutoGUI writes B for -), moves '<cell> <R|L|D|U>' (GamesmanOne's letter is
     the end the cube goes in at, as gsolve's), arrows 'M_<cell>_<cell+(1+d)*n*n>_x' with d
@@ -167,15 +183,6 @@ class Quixo(Plain):
     def to_gsolve(self, s: str) -> str:
         turn, cells = _turn_board(s, "XO-", self.n * self.n, self.game.name)
         return f"{_rows(cells, self.n)} {'xo'[turn - 1]}"
-
-    def cells(self, gs: str) -> str:
-        return gs.split()[0].replace("/", "")
-
-    def turn(self, gs: str) -> int:
-        return 1 if gs.split()[1] == "x" else 2
-
-    def position(self, gs: str) -> str:
-        return f"{self.turn(gs)}_{self.cells(gs)}"
 
     def autogui(self, gs: str) -> str:
         return self.position(gs).replace("-", "B")
@@ -210,7 +217,7 @@ class Teeko(Quixo):
         return tuple(int(x) for x in name.split("-"))
 
 
-class Hexapawn(Plain):
+class Hexapawn(_RowsAndSide):
     """GamesmanClassic's mhexapawn.c (3 rows): '1_' (White, moving up, to move) or '2_'
     then the cells row by row from Black's side (B, W, -); moves '<col><row><col><row>'
     with columns lettered to end at z and rows counted from Black's side ('x3x2' on 3
@@ -225,16 +232,8 @@ class Hexapawn(Plain):
         turn, cells = _turn_board(s, "BW-", self.w * self.h, "hexapawn")
         return f"{_rows(cells, self.w)} {'wb'[turn - 1]}"
 
-    def cells(self, gs: str) -> str:
-        return gs.split()[0].replace("/", "")
-
-    def turn(self, gs: str) -> int:
-        return 1 if gs.split()[1] == "w" else 2
-
-    def position(self, gs: str) -> str:
-        return f"{self.turn(gs)}_{self.cells(gs)}"
-
-    autogui = position
+    FIRST = "w"
+    autogui = _RowsAndSide.position
 
     def _cells(self, name: str) -> tuple[int, int]:
         """gsolve's 'a1-a2' / 'a2xb3' (rows counted from White's side) -> cell numbers."""
