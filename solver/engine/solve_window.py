@@ -25,10 +25,10 @@ def tell(on_piece, pieces) -> None:
 
 
 def solve(game: Game, group, task: Task, segments, lean: bool, bad, on_piece=None,
-          eager: bool = False, lock=None, tally: np.ndarray | None = None) -> int:
+          lock=None, tally: np.ndarray | None = None) -> int:
     """The task solved in a window over `segments`; returns the positions it decided.
     The task's range is written at the end, once per chunk (a write re-encodes whole
-    chunks) and WRITE positions at a time, or piece by piece when `eager`."""
+    chunks) and WRITE positions at a time."""
     from solver.kernels.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
@@ -42,9 +42,8 @@ def solve(game: Game, group, task: Task, segments, lean: bool, bad, on_piece=Non
     run_blocks(k.mark_primitives, (win, reached), task.a, task.b, obase, task.a)
     del reached
     seg = (gstart, gstop, woff)
-    decided = 0
     rs = runs(task)
-    if threads() > 1 and game.has_parents and not lean and not eager:
+    if threads() > 1 and game.has_parents and not lean:
         # loopy tiers of a level, each up to a thread's share of the largest, a thread
         # each: no more memory than the largest tier alone (Quixo 4x4: a tier of 100K
         # canonical positions, spread over 2 threads, kept them 65-80% busy)
@@ -57,7 +56,7 @@ def solve(game: Game, group, task: Task, segments, lean: bool, bad, on_piece=Non
             run_apart(loopy.retrograde, [(game, win, seg, lo, hi, obase, bad)
                                          for lo, hi, _, _ in together])
             continue
-        lo, hi, in_tier, pieces = together[0]
+        lo, hi, in_tier, _ = together[0]
         if not in_tier:
             if run_blocks(k.combine_tier, (ctx, win, *seg), lo, hi, obase, mc, ss,
                           game.puzzle) < 0:
@@ -66,10 +65,6 @@ def solve(game: Game, group, task: Task, segments, lean: bool, bad, on_piece=Non
             loopy.retrograde(game, win, seg, lo, hi, obase, bad, lean)
         else:
             loopy.sweeps(k, game, win, seg, lo, hi, obase, bad)
-        if eager:
-            decided += write_records(win, obase, lo, hi, value_arr, rem_arr, lock, tally)
-            tell(on_piece, pieces)
-    if not eager:
-        decided = write_records(win, obase, task.a, task.b, value_arr, rem_arr, lock, tally)
-        tell(on_piece, task.pieces)
+    decided = write_records(win, obase, task.a, task.b, value_arr, rem_arr, lock, tally)
+    tell(on_piece, task.pieces)
     return decided

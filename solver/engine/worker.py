@@ -94,13 +94,11 @@ def _needs(group, task: Task, starts: np.ndarray, stops: np.ndarray) -> None:
     create_array(group, f"needs-{task.index}", needs.shape, np.int64, overwrite=True)[:] = needs
 
 
-def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
-          lock=None, limit: int = 0, tally: np.ndarray | None = None,
-          strategy: Strategy | None = None) -> int:
+def solve(game: Game, group, task: Task, on_piece=None, lock=None, limit: int = 0,
+          tally: np.ndarray | None = None, strategy: Strategy | None = None) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
     of each piece written; `tally` (int64[9], when given) gains the count of each value
-    code written and, in its last slot, the largest remoteness. Written piece by piece
-    when `eager` (tests interrupt a solve between them). Its mode (memory.strategy within
+    code written and, in its last slot, the largest remoteness. Its mode (memory.strategy within
     `limit`, or as `strategy` forces): its window of records at full speed, lean, or
     paged."""
     segments = needs(group, task)
@@ -108,7 +106,7 @@ def solve(game: Game, group, task: Task, on_piece=None, eager: bool = False,
     bad = _bad(game, task)
     if mode.solve != PAGED:
         return solve_window.solve(game, group, task, segments, mode.solve == memory.LEAN,
-                                  bad, on_piece, eager, lock, tally)
+                                  bad, on_piece, lock, tally)
     value_arr, rem_arr = group["value"], group["remoteness"]
     decided = solve_paged.solve(game, group, task, segments, limit, lambda rec, base, lo, hi:
                                 write_records(rec, -base, lo, hi, value_arr, rem_arr, lock,
