@@ -189,7 +189,7 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     plain, game = game, numbered(game, None if force else partial_path(path))
     ti, ci = time.perf_counter() - ti, _cpu() - ci
     if local:
-        progress.phase("loading compiled kernels (a game's first run compiles them: "
+        progress.stage("loading compiled kernels (a game's first run compiles them: "
                        "up to minutes)")
         module.warm_up(game)  # (a cluster's workers load their own, as it starts)
     t1, c1 = time.perf_counter() - ti, _cpu() - ci

@@ -23,7 +23,7 @@ class Progress:
         """Only `share` (0..1) of the estimated work is this run's: a resumed solve, or
         tasks another store holds (`--borrow`)."""
 
-    def phase(self, text: str) -> None:
+    def stage(self, text: str) -> None:
         """A stage without steps (loading or compiling kernels), shown until the next
         update: a first run that compiles for minutes says so instead of "starting"."""
 
@@ -142,7 +142,7 @@ class LineProgress(_Timed):
         self._state = f"{phase} {step}" + (f" ({detail})" if detail else "")
         self._done = None
 
-    def phase(self, text: str) -> None:
+    def stage(self, text: str) -> None:
         self._state, self._done = text, None
 
     def fraction(self, done: float) -> None:
@@ -215,7 +215,7 @@ class RichProgress(_Timed):
             detail = f"{detail}, {eta}" if detail else eta
         self._set(description=f"{self._title}: {phase} {step}", detail=detail, completed=0.0)
 
-    def phase(self, text: str) -> None:
+    def stage(self, text: str) -> None:
         self._set(description=f"{self._title}: {text}", detail="", completed=0.0)
 
     def fraction(self, done: float) -> None:
