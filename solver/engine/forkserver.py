@@ -24,7 +24,7 @@ from solver.engine.cluster import FORKSERVER_GAME  # noqa: E402
 
 def _warm(spec: str) -> None:
     name, variant, symmetric = spec.split("|")
-    worker.warm_kernels(worker._game(name, variant, symmetric == "1"))
+    worker.warm_kernels(worker.task_game(name, variant, symmetric == "1"))
 
 
 warmed = ""  # the game whose kernels the workers start with

@@ -198,7 +198,7 @@ def _recheck(store: PartialStore, p: Plan, record: Record) -> None:
                 if what is None:
                     continue
                 if phase == "reach":
-                    raise store._damaged(GsolveError(f"chunk {c} of {name} is {what}"))
+                    raise store.damaged(GsolveError(f"chunk {c} of {name} is {what}"))
                 record.done["solve"].discard(i)
                 record.tally.pop(i, None)
                 break

@@ -150,7 +150,7 @@ def peak_rss() -> int:
 _games: dict[tuple[str, str, bool], Game] = {}
 
 
-def _game(name: str, variant: str, symmetric: bool) -> Game:
+def task_game(name: str, variant: str, symmetric: bool) -> Game:
     """The game a task names, built once per worker process."""
     key = (name, variant, symmetric)
     if key not in _games:
@@ -172,7 +172,7 @@ def warm(name: str, variant: str, symmetric: bool = False) -> None:
     from zarr.storage import MemoryStore
 
     from solver.storage.chunkio import chunk_array
-    warm_kernels(_game(name, variant, symmetric))
+    warm_kernels(task_game(name, variant, symmetric))
     group = zarr.open_group(MemoryStore(), mode="w")
     for scratch in (False, True):
         arr = chunk_array(create_array(group, f"a{scratch:d}", (2,), np.uint8, scratch=scratch))
@@ -195,7 +195,7 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
             return contextlib.nullcontext()
         return MultiLock([prefix + str(c) for c in chunks])
 
-    game = _game(name, variant, symmetric)
+    game = task_game(name, variant, symmetric)
     if symmetric:
         game = _numbered(game, store)
     return run_task(phase, game, store, task, limit, lock)

@@ -79,7 +79,7 @@ class PartialStore:
     def set_attrs(self, **kw) -> None:
         self.group.update_attributes(kw)
 
-    def _damaged(self, e: Exception) -> DatabaseError:
+    def damaged(self, e: Exception) -> DatabaseError:
         return DatabaseError(
             f"the unfinished solve at {self.path} is damaged ({type(e).__name__}: {e}): "
             f"solve again with `gsolve {command(self.game, self.final)} --force`")
@@ -92,7 +92,7 @@ class PartialStore:
         try:
             return self.value[start:stop], self.remoteness[start:stop]
         except Exception as e:
-            raise self._damaged(e) from None
+            raise self.damaged(e) from None
 
     def finish(self, attrs: dict, drop: tuple[str, ...] = (), check=None) -> None:
         """Drop auxiliary arrays, fit the remoteness dtype, seal, mark complete, swap in.
@@ -110,7 +110,7 @@ class PartialStore:
                 try:
                     part = old[a:a + CHUNK]
                 except Exception as e:
-                    raise self._damaged(e) from None
+                    raise self.damaged(e) from None
                 new[a:a + CHUNK] = part.astype(want)
             del self.group["remoteness"]
             stores.move(self.path / "remoteness-fit", self.path / "remoteness")
