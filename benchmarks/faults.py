@@ -193,6 +193,9 @@ def _solve(argv: list[str]) -> None:
                                     "tests"))
     import hooked
 
+    from solver.command import console
+
+    console.end_at_interrupt()  # before the imports below, as gsolve's console script
     if os.environ.get("FAULTS_LEAN") or os.environ.get("FAULTS_PAGED"):
         import functools
 

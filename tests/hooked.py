@@ -26,6 +26,7 @@ broken solve does not measure it.
 from __future__ import annotations
 
 import argparse
+import atexit
 import errno
 import json
 import os
@@ -123,8 +124,12 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 
 
 def run(argv: list[str]) -> None:
-    """Install the hooks `argv` asks for, run gsolve, and end the process with its exit
-    status (as `gsolve` does, without waiting for threads a stop left behind)."""
+    """Install the hooks `argv` asks for and run the `gsolve` command as its console
+    script does (solver/command/console.py): Ctrl-C and SIGTERM then end this process as
+    they end gsolve's, within the command's grace, whatever the moment they land."""
+    from solver.command import console
+
+    console.end_at_interrupt()  # first: the hooks' imports below take seconds
     opts, args = parse(argv)
     _no_speed_record()
     _sizes(opts.chunk, opts.task)
@@ -135,15 +140,15 @@ def run(argv: list[str]) -> None:
         faults = install_faults(opts.fault)
         if opts.fault:
             _faults_in_workers(opts.fault)
-    from solver.command.cli import main
-
-    code = main(args)
     if opts.counts:
-        with open(opts.counts, "w") as f:
-            json.dump(faults.calls, f)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+        atexit.register(_write_counts, opts.counts, faults)
+    sys.argv = [sys.argv[0], *args]
+    console.entry()
+
+
+def _write_counts(path: str, faults: Faults) -> None:
+    with open(path, "w") as f:
+        json.dump(faults.calls, f)
 
 
 def command(*options: str) -> list[str]:

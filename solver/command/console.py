@@ -14,16 +14,27 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 
 
+def _interrupted_while_loading(signum, frame) -> None:
+    os.write(2, b"gsolve: interrupted\n")
+    os._exit(130)
+
+
+def end_at_interrupt() -> None:
+    """Ctrl-C before main's own handlers ends the process at once: nothing is written yet.
+    A handler rather than `except KeyboardInterrupt` around the imports, which an exception
+    landing in a finalizer (swallowed: the Ctrl-C lost) or in importlib's module-lock
+    callback (the import lock left held: a hang at exit) would escape."""
+    signal.signal(signal.SIGINT, _interrupted_while_loading)
+
+
 def entry() -> None:
+    end_at_interrupt()
     gc.disable()
-    try:
-        from solver.command.cli import main
-    except KeyboardInterrupt:  # Ctrl-C while importing, before main's handlers
-        print("gsolve: interrupted", file=sys.stderr)
-        os._exit(130)
+    from solver.command.cli import main
 
     gc.freeze()
     quick = sys.argv[1:2] == ["query"]
