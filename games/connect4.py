@@ -20,7 +20,15 @@ slot); 5x5 has 171,976,899. The hash is ordered by pieces placed, then by height
 so each height vector is a tier: a contiguous range of C(n, ceil(n/2)) colourings whose
 children lie in the (at most `width`) tiers one piece higher in one column. Tiers with
 the same piece count are independent of each other, so they solve side by side.
-Symmetry: the mirror image (`canonical`, `orbit`).
+Symmetry: the mirror image (`canonical`, `orbit`). It maps a height vector to its reverse
+and keeps the pieces placed, so a tier is canonical when its height vector ranks no higher
+than its reverse: a canonical tier that is not a palindrome holds only canonical positions,
+its mirror tier none, and a palindromic tier both. The game numbers its canonical positions
+itself (`canonical_index`, `canonical_slot`; solver/kernels/direct.py), so a symmetric
+solve keeps no bit per hash slot: the canonical tiers one after another in hash order, each
+with all its colourings (a palindromic tier's non-canonical half is a gap a solve never
+reaches). `children_indexed` and `expand_indexed` rank the children's canonical images in
+that numbering from one more pass over the colouring, not by mirroring every child.
 
 Internally a board is a pair of bitboards, column c using bits c*(height+1) ..
 c*(height+1)+height-1 (bottom first) plus an always-empty guard bit, so lines are found with
@@ -33,7 +41,17 @@ import math
 
 import numpy as np
 
-from games.base import LOSE, TIE, Game, PositionError, Tier, Variant, parse_board
+from games.base import (
+    INDEXED,
+    LOSE,
+    TIE,
+    Game,
+    PositionError,
+    Tier,
+    Variant,
+    forms,
+    parse_board,
+)
 from games.registry import register
 from hashing.jit import njit
 
@@ -42,18 +60,23 @@ MAX_HASH = 2**62
 
 # The context is one int64 table (one array: calls between jitted functions reference-count
 # every array they pass, so fewer arrays is faster). Header slots, then sections:
-W, HT, K, NCELLS, STRIDE, BW, OFF, NCOL, BINOM, HRANK, HCODE, HSTART = range(12)
-HEADER = 12
+W, HT, K, NCELLS, STRIDE, BW, OFF, NCOL, BINOM, HRANK, HCODE, HSTART, TBASE = range(13)
+HEADER = 13
 #   OFF:    offsets[n], n = 0..ncells+1: first hash of tier n (pieces placed)
 #   NCOL:   C(n, ceil(n/2)): colourings of n occupied cells
 #   BINOM:  C(a, b) at BINOM + a*bw + b (a row of zeros before row 0, for reads at a = -1)
 #   HRANK:  packed heights (3 bits a column) -> rank among height vectors with that sum
-#   HCODE:  packed heights by (n, rank), tier n starting at HSTART[n]
+#   HCODE:  packed heights by tier g = HSTART[n] + rank (n pieces placed, rank among them)
+#   HSTART: the first tier of n pieces placed, n = 0..ncells+1
+#   TBASE:  tier g's first canonical index << 2 | KEEP | PALINDROME (KEEP: canonical tier;
+#           a mirrored tier has no index of its own: the next canonical tier's first), then
+#           canonical_size << 2 (g = the number of tiers)
+KEEP, PALINDROME = 1, 2
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _locate(t, h):
-    """(pieces placed, packed heights, colouring rank) of hash h."""
+def _tier_of(t, h):
+    """(pieces placed, tier, colouring rank) of hash h."""
     off = t[OFF]
     lo = 0
     hi = t[NCELLS] + 1
@@ -66,7 +89,50 @@ def _locate(t, h):
     r = h - t[off + lo]
     cnt = t[t[NCOL] + lo]
     hr = r // cnt
-    return lo, t[t[HCODE] + t[t[HSTART] + lo] + hr], r - hr * cnt
+    return lo, t[t[HSTART] + lo] + hr, r - hr * cnt
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _locate(t, h):
+    """(pieces placed, packed heights, colouring rank) of hash h."""
+    n, g, cr = _tier_of(t, h)
+    return n, t[t[HCODE] + g], cr
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tier_at(t, i):
+    """The canonical tier holding canonical index i (below canonical_size): the last tier
+    whose first index is at most i (a mirrored tier shares the next one's)."""
+    tb = t[TBASE]
+    key = (i << 2) | 3
+    lo = 0
+    hi = t[t[HSTART] + t[NCELLS] + 1]  # the number of tiers: TBASE's last entry
+    while hi - lo > 1:  # TBASE[lo] <= key < TBASE[hi]
+        mid = (lo + hi) >> 1
+        if t[tb + mid] <= key:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pieces(t, code):
+    """Pieces placed: the sum of the packed heights."""
+    n = np.int64(0)
+    for c in range(t[W]):
+        n += (code >> (3 * c)) & 7
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reversed(t, code):
+    """The packed heights read from the right: the mirror image's."""
+    width = t[W]
+    m = np.int64(0)
+    for c in range(width):
+        m |= ((code >> (3 * c)) & 7) << (3 * (width - 1 - c))
+    return m
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -139,75 +205,107 @@ def primitive(ctx, h, scratch):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _children(t, h, out, moves):
-    """(children, X bitboard, O bitboard): one pass from the top of the last column down,
-    decoding the colouring. Inserting a piece below an X at (index i, rank k) moves it to
-    (i + 1, k + 1) when X moves, to (i + 1, k) when O moves: its term C(i, k) grows by
-    C(i, k + 1), or by C(i, k - 1). The pass sums that growth over the X cells above the
-    current point, so the child's colouring rank at each insertion point is rank + growth
-    (+ the new X's own term). The board comes out of the same pass for `expand`.
-    Returns (children, pieces placed, X bitboard, O bitboard)."""
+def _insertions(t, n, code, cr, bx, grow_at, mirror):
+    """What dropping the mover's piece on each open column adds to the colouring rank, into
+    grow_at[column]: one pass down the colouring indices from the top, the hash's order
+    (columns from the right; X cells decoded from the colouring rank cr) or, with
+    `mirror`, the mirror image's (columns from the left; X cells read from bitboard bx).
+    Inserting a piece below an X at (index i, rank k) moves it to (i + 1, k + 1) when X
+    moves, to (i + 1, k) when O moves: its term C(i, k) grows by C(i, k + 1), or by
+    C(i, k - 1). The pass sums that growth over the X cells above the current point, so a
+    child's colouring rank is the parent's plus the growth (plus the new X's own term).
+    Both possible next binomials are loaded before the comparison, to shorten the
+    dependency chain. Returns (X bitboard, occupied bitboard, colouring rank)."""
     width = t[W]
     height = t[HT]
     bw = t[BW]
     stride = t[STRIDE]
-    n, code, cr = _locate(t, h)
-    total = cr
     kx = np.int64(n % 2 == 0)  # 1 when X moves
     sgn = 2 * kx - 1
-    base = t[t[OFF] + n + 1]
-    cnt1 = t[t[NCOL] + n + 1]
-    hrank = t[HRANK]
     k = (n + 1) // 2
     p = t[BINOM] + (n - 1) * bw + k  # C(i, k) of the next cell to decode
     b = t[p]
     grow = np.int64(0)
-    bx = np.int64(0)
+    rank = np.int64(0)
+    x = np.int64(0)
     occ = np.int64(0)
-    m = width
-    for c in range(width - 1, -1, -1):
+    for s in range(width):
+        c = s if mirror else width - 1 - s
         hc = (code >> (3 * c)) & 7
         if hc < height:
             # the new piece gets index i + 1 with k X cells below it: term C(i + 1, k + 1)
-            m -= 1
-            out[m] = base + t[hrank + code + (1 << (3 * c))] * cnt1 + total + grow \
-                + kx * t[p + bw + 1]
-            moves[m] = c
-        occ |= ((np.int64(1) << hc) - 1) << (c * stride)
+            grow_at[c] = grow + kx * t[p + bw + 1]
+        col = c * stride
+        occ |= ((np.int64(1) << hc) - 1) << col
         for j in range(hc - 1, -1, -1):
             b0 = t[p - bw]
             b1 = t[p - bw - 1]
             d = t[p + sgn]
-            is_x = np.int64(b <= cr)
-            cr -= b * is_x
+            if mirror:
+                is_x = (bx >> (col + j)) & 1
+            else:
+                is_x = np.int64(b <= cr)
+                cr -= b * is_x
+            rank += b * is_x
             grow += d * is_x
-            bx |= is_x << (c * stride + j)
+            x |= is_x << (col + j)
             p -= bw + is_x
             b = b1 if is_x else b0
-    # children were written from the end, rightmost column last: move them to the front
-    if m > 0:
-        for i in range(width - m):
-            out[i] = out[i + m]
-            moves[i] = moves[i + m]
-    return width - m, n, bx, occ ^ bx
+    return x, occ, rank
 
 
-@njit(cache=True, nogil=True)
-def children(ctx, h, out, moves, scratch):
-    return _children(ctx[0], h, out, moves)[0]
-
-
-@njit(cache=True, nogil=True)
-def expand(ctx, h, out, moves, scratch):
-    """`primitive` and `children` in one decoding pass (the solvers' hot loop): minus the
-    value of a primitive position, else its number of children."""
+@forms("children", "expand", indexed=True)
+@njit(cache=True, nogil=True, inline="always")
+def _children(ctx, h, out, moves, scratch, numbering, expand):
+    """Children of hash h in column order, or (numbering INDEXED) of the position at
+    canonical index h as the canonical indices of their images; with `expand`, minus the
+    value of a primitive position instead (the solvers' hot loop: `primitive` and
+    `children` from one decoding pass). An indexed child in a mirrored tier is ranked
+    through its image (a second pass, over the mirror image's colouring order), one in a
+    palindromic tier as the smaller of the two."""
     t = ctx[0]
-    m, n, bx, bo = _children(t, h, out, moves)
-    # the player who just moved has (n + 1) // 2 pieces: a line needs `connect` of them
-    if (n + 1) // 2 >= t[K] and _has_line(t, bx if n % 2 == 1 else bo):
-        return -LOSE
-    if n == t[NCELLS]:
-        return -TIE
+    if numbering == INDEXED:
+        g = _tier_at(t, h)
+        code = t[t[HCODE] + g]
+        n = _pieces(t, code)
+        cr = h - (t[t[TBASE] + g] >> 2)
+    else:
+        n, code, cr = _locate(t, h)
+    bx, occ, _rank = _insertions(t, n, code, cr, np.int64(0), out, False)
+    if expand:
+        # the player who just moved has (n + 1) // 2 pieces: a line needs `connect` of them
+        if (n + 1) // 2 >= t[K] and _has_line(t, bx if n % 2 == 1 else occ ^ bx):
+            return -LOSE
+        if n == t[NCELLS]:
+            return -TIE
+    width = t[W]
+    height = t[HT]
+    hrank = t[HRANK]
+    m = 0
+    if numbering == INDEXED:
+        _bx, _occ, mcr = _insertions(t, n, code, 0, bx, moves, True)
+        mcode = _reversed(t, code)
+        tb = t[TBASE] + t[t[HSTART] + n + 1]  # the tiers of n + 1 pieces
+        for c in range(width):
+            if (code >> (3 * c)) & 7 < height:
+                r = cr + out[c]
+                pk = t[tb + t[hrank + code + (1 << (3 * c))]]
+                if pk & KEEP == 0:  # its image lies in the reversed tier
+                    r = mcr + moves[c]
+                    pk = t[tb + t[hrank + mcode + (1 << (3 * (width - 1 - c)))]]
+                elif pk & PALINDROME:
+                    r = min(r, mcr + moves[c])
+                out[m] = (pk >> 2) + r
+                moves[m] = c
+                m += 1
+        return m
+    base = t[t[OFF] + n + 1]
+    cnt1 = t[t[NCOL] + n + 1]
+    for c in range(width):  # m <= c: each entry is read before it is overwritten
+        if (code >> (3 * c)) & 7 < height:
+            out[m] = base + t[hrank + code + (1 << (3 * c))] * cnt1 + cr + out[c]
+            moves[m] = c
+            m += 1
     return m
 
 
@@ -258,9 +356,6 @@ def _mirror(t, h):
     stride = t[STRIDE]
     bw = t[BW]
     n, code, bx, _bo = _decode(t, h)
-    mcode = np.int64(0)
-    for c in range(width):
-        mcode |= ((code >> (3 * c)) & 7) << (3 * (width - 1 - c))
     cr = np.int64(0)
     i = 0
     k = 0
@@ -270,19 +365,87 @@ def _mirror(t, h):
                 k += 1
                 cr += t[t[BINOM] + i * bw + k]
             i += 1
-    return t[t[OFF] + n] + t[t[HRANK] + mcode] * t[t[NCOL] + n] + cr
+    return t[t[OFF] + n] + t[t[HRANK] + _reversed(t, code)] * t[t[NCOL] + n] + cr
 
 
 @njit(cache=True, nogil=True)
 def canonical(ctx, h, scratch):
-    """Symmetry (solver/kernels/symmetry.py): the smaller hash of h and its mirror image."""
-    return min(h, _mirror(ctx[0], h))
+    """Symmetry (solver/kernels/symmetry.py): the smaller hash of h and its mirror image,
+    known from the tier alone unless it is a palindrome (the mirror keeps the pieces
+    placed and reverses the heights, whose rank orders the tiers)."""
+    t = ctx[0]
+    _n, g, _cr = _tier_of(t, h)
+    kind = t[t[TBASE] + g] & 3
+    if kind == KEEP:
+        return h
+    m = _mirror(t, h)
+    return m if kind == 0 else min(h, m)
 
 
 @njit(cache=True, nogil=True)
 def orbit(ctx, h, scratch):
-    """How many distinct images h has: 1 when it is its own mirror image, else 2."""
-    return 1 if _mirror(ctx[0], h) == h else 2
+    """How many distinct images h has: 1 when it is its own mirror image, else 2 (always
+    outside a palindromic tier)."""
+    t = ctx[0]
+    _n, g, _cr = _tier_of(t, h)
+    if t[t[TBASE] + g] & PALINDROME == 0:
+        return 2
+    return 1 if _mirror(t, h) == h else 2
+
+
+@njit(cache=True, nogil=True)
+def canonical_index(ctx, h):
+    """h's place among the canonical tiers' colourings, one tier after another in hash
+    order (solver/kernels/direct.py): its tier's first index plus its colouring rank.
+    Every hash of a mirrored tier gets the next canonical tier's first index, so the map
+    never decreases (a compact solve ranks every tier's start and stop: a mirrored tier
+    gets an empty range), and h = hash_size gets canonical_size."""
+    t = ctx[0]
+    if h >= t[t[OFF] + t[NCELLS] + 1]:
+        return t[t[TBASE] + t[t[HSTART] + t[NCELLS] + 1]] >> 2
+    _n, g, cr = _tier_of(t, h)
+    pk = t[t[TBASE] + g]
+    return (pk >> 2) + cr * (pk & KEEP)
+
+
+@njit(cache=True, nogil=True)
+def canonical_slot(ctx, i):
+    """The hash at canonical index i (`canonical_index`); in a palindromic tier's gap, a
+    position whose mirror image is the canonical one."""
+    t = ctx[0]
+    g = _tier_at(t, i)
+    n = _pieces(t, t[t[HCODE] + g])
+    return (t[t[OFF] + n] + (g - t[t[HSTART] + n]) * t[t[NCOL] + n]
+            + i - (t[t[TBASE] + g] >> 2))
+
+
+@njit(cache=True, nogil=True)
+def orbit_sizes_indexed(ctx, first, value, out, scratch):
+    """out[j]: the orbit of the position at canonical index first + j, 0 where value[j] is
+    0 (a count of every position, solver/use/analysis.py): 2 through a tier that is no
+    palindrome, with no unranking; asked of the board in a palindromic one."""
+    t = ctx[0]
+    size = t[t[TBASE] + t[t[HSTART] + t[NCELLS] + 1]] >> 2
+    nv = value.shape[0]
+    j = 0
+    while j < nv:
+        i = first + j
+        if i >= size:
+            out[j:] = 0
+            break
+        g = _tier_at(t, i)
+        pk = t[t[TBASE] + g]
+        stop = min(nv, j + (pk >> 2) + t[t[NCOL] + _pieces(t, t[t[HCODE] + g])] - i)
+        for q in range(j, stop):
+            if value[q] == 0:
+                out[q] = 0
+            elif pk & PALINDROME == 0:
+                out[q] = 2
+            else:
+                h = canonical_slot(ctx, first + q)
+                out[q] = 1 if _mirror(t, h) == h else 2
+        j = stop
+    return nv
 
 
 def _pack(heights) -> int:
@@ -333,7 +496,9 @@ class Connect4(Game):
         for a in range(ncells + 2):
             for b in range(a + 1):
                 binom[(a + 1) * bw + b] = math.comb(a, b)
-        sections = [offsets, ncol, binom, hrank, hcode, hstart]
+        tier_n = sums[order]
+        tbase = self._canonical_tiers(hcode, hrank, hstart, tier_n, ncol)
+        sections = [offsets, ncol, binom, hrank, hcode, hstart, tbase]
         header = [w, ht, k, ncells, stride, bw]
         at = HEADER
         for sec in sections:
@@ -343,12 +508,32 @@ class Connect4(Game):
         self.ctx = (table,)
         self.hrank = hrank
         self.hcode, self.hstart, self.ncol = hcode, hstart, ncol
-        self.offsets = offsets
+        self.offsets, self.tier_n = offsets, tier_n
         self.hash_size = total
+        self.canonical_size = int(tbase[-1] >> 2)
         self.start = 0
         self.max_children = w
         self.scratch_size = 1
         self.max_remoteness = ncells
+
+    def _canonical_tiers(self, hcode, hrank, hstart, tier_n, ncol) -> np.ndarray:
+        """TBASE (see the table's layout): the tiers whose heights rank no higher than
+        their reverse keep their colourings, one tier after another in hash order."""
+        w = self.width
+        rev = np.zeros_like(hcode)
+        for c in range(w):
+            rev |= ((hcode >> (3 * c)) & 7) << (3 * (w - 1 - c))
+        rank = np.arange(len(hcode), dtype=np.int64) - hstart[tier_n]
+        mirror_rank = hrank[rev]
+        keep = rank <= mirror_rank
+        base = np.zeros(len(hcode) + 1, np.int64)
+        np.cumsum(np.where(keep, ncol[tier_n], 0), out=base[1:])
+        if base[-1] >= MAX_HASH >> 2:
+            raise ValueError(f"a {w}x{self.height} board has too many positions to number")
+        kind = np.where(keep, KEEP, 0) | np.where(rank == mirror_rank, PALINDROME, 0)
+        base[:-1] = base[:-1] << 2 | kind
+        base[-1] <<= 2
+        return base
 
     # -- tiers -----------------------------------------------------------------------
     def tiers(self) -> list[Tier]:
@@ -356,7 +541,7 @@ class Connect4(Game):
         height vector's rank); its children add one piece to a column that is not full."""
         w, ht = self.width, self.height
         code = self.hcode
-        n = np.repeat(np.arange(self.ncells + 1), np.diff(self.hstart[:self.ncells + 2]))
+        n = self.tier_n
         rank = np.arange(len(code)) - self.hstart[n]
         start = self.offsets[n] + rank * self.ncol[n]
         stop = start + self.ncol[n]
