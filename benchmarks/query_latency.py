@@ -1,19 +1,20 @@
 """Query latency: HTTP round trips to a running `gsolve serve`, and `gsolve query` runs.
 
     python benchmarks/query_latency.py [--game connect4] [-V ...] [-n 1000] [--db DIR]
-                                       [--clients 8]
+                                       [--clients 8] [--threads]
 
 Solves the game into the database root first if needed, starts `gsolve serve` on a free
 port, picks n random reachable positions (uniform over the database's reachable slots),
-and times GET /api/query for each: once over one keep-alive connection (werkzeug 3 closes
-every connection after its answer, so http.client reconnects: in effect a new connection a
-request, one at a time), once with a new connection per request (as curl would), then
-with `--clients` clients at once (threads, each on its own connection, all n positions
-each), for /api/query and for the UWAPI provider URL of the same positions
-(GamesmanClassic's /positions/?p=, in the
-provider's strings where solver/use/uwapi.py's table lists the game). Then times whole
-`gsolve query` commands (warm kernel cache). Prints percentiles in milliseconds, and the
-load average, since the machine may be shared (the commands' CPU time is printed too).
+and times GET /api/query for each, one request at a time: over one keep-alive connection,
+then with a new connection per request (as curl would). Then `--clients` clients at once
+(processes by default, `--threads` for threads of this process), each asking all n
+positions, over one keep-alive connection each (as a browser or UWAPI's requests session
+asks) and with a new connection a request, for /api/query and for the UWAPI provider URL
+of the same positions (GamesmanClassic's /positions/?p=, in the provider's strings where
+solver/use/uwapi.py's table lists the game), with the server's and the clients' CPU time
+a request. Then times whole `gsolve query` commands (warm kernel cache). Prints
+percentiles in milliseconds, and the load average before and after, since the machine
+may be shared.
 """
 
 from __future__ import annotations
@@ -109,37 +110,72 @@ def provider_paths(game: str, variant: str | None, positions: list[str]) -> list
         {"p": strings.position(p)}) for p in positions]
 
 
-def time_clients(port: int, paths: list[str], clients: int) -> list[float]:
-    """Each of `clients` threads asks every path over its own keep-alive connection, all
-    at once (each from its own place in the list); every answer must be 200."""
-    out: list[float] = []
-    failed: list[str] = []
-    go = threading.Barrier(clients)
+def _client(port: int, paths: list[str], fresh: bool, go, out) -> None:
+    """One client: every path in turn, over one keep-alive connection (as a browser or
+    UWAPI's requests session asks) or a new connection each (as curl would); sends its
+    times, failures and own CPU seconds through `out`."""
+    times, failed = [], []
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    go.wait()
+    c = os.times()
+    for path in paths:
+        t = time.perf_counter()
+        if fresh:
+            conn = http.client.HTTPConnection("127.0.0.1", port)
+        conn.request("GET", path)
+        r = conn.getresponse()
+        r.read()
+        if fresh:
+            conn.close()
+        times.append((time.perf_counter() - t) * 1000)
+        if r.status != 200:
+            failed.append(f"{path}: {r.status}")
+    c2 = os.times()
+    conn.close()
+    out.send((times, failed, c2.user + c2.system - c.user - c.system))
 
-    def client(k: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port)
-        mine = paths[k * len(paths) // clients:] + paths[:k * len(paths) // clients]
-        times = []
-        go.wait()
-        for path in mine:
-            t = time.perf_counter()
-            conn.request("GET", path)
-            r = conn.getresponse()
-            r.read()
-            times.append((time.perf_counter() - t) * 1000)
-            if r.status != 200:
-                failed.append(f"{path}: {r.status}")
-        conn.close()
-        out.extend(times)
 
-    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+def time_clients(port: int, paths: list[str], clients: int, fresh: bool = False,
+                 threads: bool = False) -> tuple[list[float], float]:
+    """`clients` clients at once, each asking every path (each from its own place in the
+    list): processes by default (so the clients' own interpreter lock queues nothing),
+    or threads of this process. Every answer must be 200. Returns the times and the
+    clients' CPU milliseconds a request (for threads: this process's)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    go = (threading.Barrier if threads else ctx.Barrier)(clients)
+    pipes = [(ctx.Pipe(duplex=False)) for _ in range(clients)]
+    make = threading.Thread if threads else ctx.Process
+    c = os.times()
+    runs = [make(target=_client, args=(port, paths[k * len(paths) // clients:]
+                                       + paths[:k * len(paths) // clients], fresh, go, w))
+            for k, (_, w) in enumerate(pipes)]
+    for r in runs:
+        r.start()
+    got = [r.recv() for r, _ in pipes]
+    for r in runs:
+        r.join()
+    c2 = os.times()
+    out = [t for times, _, _ in got for t in times]
+    failed = [f for _, fs, _ in got for f in fs]
     if failed:
         raise SystemExit(f"{len(failed)} requests failed, e.g. {failed[0]}")
-    return out
+    cpu = (c2.user + c2.system - c.user - c.system) if threads else sum(g[2] for g in got)
+    return out, cpu * 1000 / len(out)
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds of the server process and its worker processes so far (Linux)."""
+    def one(p):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            kids = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") + sum(
+            one(int(k)) for k in kids)
+    return one(pid)
 
 
 def time_cli(game: str, variant: str | None, db: Path, position: str, runs: int):
@@ -166,24 +202,38 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cli-runs", type=int, default=10)
     ap.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
+    ap.add_argument("--threads", action="store_true",
+                    help="the clients as threads of this process, not processes")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     import tempfile
 
     import solver
 
+    load_before = os.getloadavg()
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="gsolve-latency-"))
     solver.solve(args.game, variant=args.variant, db=db)
     positions, reachable = sample_positions(args.game, args.variant, db, args.n, args.seed)
     proc, port = start_server(db)
+    many = {}
     try:
         time_http(port, args.game, args.variant, positions[:50], True)  # warm up
         keep = time_http(port, args.game, args.variant, positions, True)
         fresh = time_http(port, args.game, args.variant, positions, False)
-        many = time_clients(port, query_paths(args.game, args.variant, positions),
-                            args.clients)
-        provider = time_clients(port, provider_paths(args.game, args.variant, positions),
-                                args.clients)
+        urls = {"api": query_paths(args.game, args.variant, positions),
+                "uwapi": provider_paths(args.game, args.variant, positions)}
+        for name, paths in urls.items():
+            for how in ("keep_alive", "new_connection"):
+                cpu = server_cpu(proc.pid)
+                t = time.perf_counter()
+                times, client_cpu = time_clients(port, paths, args.clients,
+                                                 how == "new_connection", args.threads)
+                wall = time.perf_counter() - t
+                many[f"{name}_{how}"] = {
+                    **percentiles(times), "client_cpu_ms": round(client_cpu, 3),
+                    "server_cpu_ms": round((server_cpu(proc.pid) - cpu) * 1000
+                                           / len(times), 3),
+                    "per_second": round(len(times) / wall)}
     finally:
         proc.terminate()
         proc.wait()
@@ -191,25 +241,32 @@ def main() -> None:
     report = {
         "game": args.game, "variant": args.variant, "reachable": reachable,
         "http_keep_alive_ms": percentiles(keep), "http_new_connection_ms": percentiles(fresh),
-        "clients": args.clients, "http_clients_ms": percentiles(many),
-        "uwapi_provider_clients_ms": percentiles(provider),
+        "clients": args.clients, "clients_as": "threads" if args.threads else "processes",
+        **{f"clients_{k}_ms": v for k, v in many.items()},
         "gsolve_query_ms": percentiles(cli), "gsolve_query_cpu_ms": percentiles(cli_cpu),
-        "load_average": os.getloadavg(),
+        "load_average_before": load_before, "load_average": os.getloadavg(),
     }
     if args.json:
         print(json.dumps(report))
         return
     print(f"{args.game} {args.variant or ''}: {len(positions):,} random positions of "
-          f"{reachable:,} reachable; load average {report['load_average'][0]:.2f}")
-    for key, label in (("http_keep_alive_ms", "HTTP, one keep-alive connection"),
-                       ("http_new_connection_ms", "HTTP, a new connection each"),
-                       ("http_clients_ms", f"HTTP, {args.clients} clients at once"),
-                       ("uwapi_provider_clients_ms", f"UWAPI provider, {args.clients} clients"),
-                       ("gsolve_query_ms", "gsolve query, whole command"),
-                       ("gsolve_query_cpu_ms", "gsolve query, its CPU (user+sys)")):
+          f"{reachable:,} reachable; load average {load_before[0]:.2f} before, "
+          f"{report['load_average'][0]:.2f} after")
+    n = args.clients
+    rows = [("http_keep_alive_ms", "one keep-alive connection"),
+            ("http_new_connection_ms", "a new connection each"),
+            *((f"clients_{u}_{h}_ms", f"{n} clients, {what}, {how}")
+              for u, what in (("api", "/api/query"), ("uwapi", "UWAPI URL"))
+              for h, how in (("keep_alive", "keep-alive"), ("new_connection", "new conn."))),
+            ("gsolve_query_ms", "gsolve query, whole command"),
+            ("gsolve_query_cpu_ms", "gsolve query, its CPU (user+sys)")]
+    for key, label in rows:
         r = report[key]
-        print(f"  {label:<34} p50 {r['p50']:>8.3f} ms  p90 {r['p90']:>8.3f}  "
-              f"p99 {r['p99']:>8.3f}  (n={r['n']})")
+        extra = (f"  CPU a request: server {r['server_cpu_ms']:.3f} ms, clients "
+                 f"{r['client_cpu_ms']:.3f}; {r['per_second']}/s" if "client_cpu_ms" in r
+                 else "")
+        print(f"  {label:<40} p50 {r['p50']:>8.3f} ms  p90 {r['p90']:>8.3f}  "
+              f"p99 {r['p99']:>8.3f}  (n={r['n']}){extra}")
 
 
 if __name__ == "__main__":

@@ -379,3 +379,120 @@ def test_plain_autogui_for_other_games(client):
     p = autogui.Plain(g)
     assert p.autogui("BBB/-W-/W-W b") == "2_BBB-W-W-W"
     assert p.move("BBB/---/WWW w", "a1-a2", "BBB/W--/-WW b")[1] == "M_6_3_x"
+
+
+# -- the HTTP layer (solver/use/http.py) on a real socket -----------------------------------
+@pytest.fixture(scope="module")
+def port(db):
+    import threading
+
+    from solver.use.serve import make_server
+
+    server = make_server(db, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_port
+    server.shutdown()
+    server.server_close()
+
+
+def exchange(port, data: bytes, answers: int = 1):
+    """Sends raw bytes; reads `answers` responses (status, headers, body) and whether the
+    server then closed the connection."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(data)
+        f = s.makefile("rb")
+        out = []
+        for _ in range(answers):
+            status = int(f.readline().split()[1])
+            headers = {}
+            while (line := f.readline()) not in (b"\r\n", b""):
+                k, _, v = line.decode().partition(":")
+                headers[k.lower()] = v.strip()
+            n = int(headers.get("content-length", 0))
+            out.append((status, headers, f.read(n) if "HEAD" not in data[:5].decode() else b""))
+        s.settimeout(5)
+        closed = f.read(1) == b""
+    return out, closed
+
+
+def test_keep_alive_answers_as_the_test_client(port, client):
+    paths = ["/ttt/3/positions/?p=2_x--------", "/quixo/2/1_---------", "/api/query?game=ttt"]
+    ask = b"".join(f"GET {p} HTTP/1.1\r\nHost: x\r\n\r\n".encode() for p in paths)
+    got, closed = exchange(port, ask + b"GET /ttt/3/start/ HTTP/1.1\r\nConnection: close\r\n\r\n",
+                           len(paths) + 1)
+    assert closed and [g[0] for g in got] == [200, 200, 400, 200]
+    for (_, headers, body), p in zip(got, paths, strict=False):  # one connection
+        assert body == client.get(p).data and headers["content-type"] == "application/json"
+        assert "connection" not in headers
+    assert got[-1][1]["connection"] == "close"
+    got, closed = exchange(port, b"GET /ttt/3/start/ HTTP/1.0\r\n\r\n")  # 1.0: one answer
+    assert closed and got[0][0] == 200
+    got, _ = exchange(port, b"HEAD /ttt/3/start/ HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert got[0][0] == 200 and got[0][2] == b""
+    assert int(got[0][1]["content-length"]) == len(client.get("/ttt/3/start/").data)
+
+
+@pytest.mark.parametrize("ask,status", [
+    (b"GARBAGE\r\n\r\n", 400),
+    (b"GET /ttt/3/start/ HTTP/2.0\r\n\r\n", 505),
+    (b"GET /" + b"x" * 70_000 + b" HTTP/1.1\r\n\r\n", 414),
+    (b"GET / HTTP/1.1\r\n" + b"X-A: b\r\n" * 101 + b"\r\n", 431),
+    (b"GET / HTTP/1.1\r\nno colon\r\n\r\n", 400),
+    (b"POST /api/query HTTP/1.1\r\nContent-Length: x\r\n\r\n", 400),
+    (b"POST /api/query HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411),
+    (b"POST /api/query HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", 413),  # body never sent
+])
+def test_bad_requests_are_json_and_close(port, ask, status):
+    got, closed = exchange(port, ask)
+    assert got[0][0] == status and closed
+    assert got[0][1]["content-type"] == "application/json" and json_error(got[0][2])
+
+
+def json_error(body: bytes) -> str:
+    import json
+
+    return json.loads(body)["error"]
+
+
+def test_routes_as_werkzeugs(client):
+    """A path that would match with a slash at its end redirects there; the static files
+    stay inside their folder; a route asked with another method says which it takes."""
+    r = client.get("/ttt/3/start")
+    assert r.status_code == 308 and r.headers["Location"] == "/ttt/3/start/"
+    assert client.get("/ttt/3/positions?p=1_---------").headers["Location"] == (
+        "/ttt/3/positions/?p=1_---------")
+    assert client.get("/ttt/3/1_---------").status_code == 200  # a GamesmanOne position
+    for bad in ("/static/../serve.py", "/static/%2e%2e/serve.py", "/static/", "/static/x.js"):
+        assert client.get(bad).status_code == 404, bad
+    r = client.get("/static/app.js")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/javascript")
+    r = client.post("/ttt/3/start/")
+    assert r.status_code == 405 and r.headers["Allow"] == "GET, HEAD"
+
+
+def test_serve_stops_on_a_signal_with_one_line(db):
+    """`gsolve serve` (its worker processes too) ends on Ctrl-C or SIGTERM with one line
+    and the command's status for it."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    for sig, line, code in ((signal.SIGINT, "gsolve: interrupted", 130),
+                            (signal.SIGTERM, "gsolve: terminated", 143)):
+        proc = subprocess.Popen([sys.executable, "-m", "solver", "serve", "--port", "0",
+                                 "--db", str(db)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            port = int(proc.stdout.readline().split("http://127.0.0.1:", 1)[1].split("/")[0])
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/ttt/3/start/",
+                                        timeout=30) as r:
+                assert r.status == 200
+            proc.send_signal(sig)
+            assert proc.wait(30) == code
+            assert proc.stderr.read().strip().splitlines() == [line]
+        finally:
+            proc.kill()
+            proc.wait()

@@ -15,8 +15,9 @@ runs is opened again. Every spelling of a variant is normalised first (`width=7,
 and `height=7, width=7` share one game object and one open database), and both caches keep
 the few most recently used. The same server is a data provider of GamesCrafters' UWAPI, in
 GamesmanClassic's and GamesmanOne's protocols (solver/use/uwapi.py, docs/uwapi.md).
-Flask on werkzeug's threaded server, at most MAX_CONNECTIONS at once, in one worker process
-a core (serve(); Python answers one request at a time per process).
+HTTP/1.1 with keep-alive on a lean server of our own (solver/use/http.py: Flask and werkzeug
+cost more than the query), at most MAX_CONNECTIONS connections at once, in one worker
+process a core (serve(); Python answers one request at a time per process).
 """
 
 from __future__ import annotations
@@ -31,14 +32,11 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from flask import Flask, Response, request, send_from_directory
-from werkzeug.exceptions import HTTPException
-from werkzeug.serving import ThreadedWSGIServer
-
 from games.base import GsolveError
 from solver.storage.database import DamagedDatabase
 from solver.use import uwapi
 from solver.use.api import Solved
+from solver.use.http import App, Response, Server, file_response, json_response
 
 STATIC = Path(__file__).with_name("static")
 KEEP = 8  # game objects and open databases kept (the most recently used): a big variant's
@@ -52,9 +50,9 @@ IDLE = 30  # seconds an idle keep-alive connection is kept open
 MAX_WORKERS = 4  # worker processes, at most
 
 
-def _json(obj, status: int = 200) -> Response:
+def _json(obj, status: int = 200, headers: dict | None = None) -> Response:
     # json.dumps as `gsolve query --json` writes it: same keys, same order, same bytes
-    return Response(json.dumps(obj), status=status, mimetype="application/json")
+    return json_response(obj, status, headers)
 
 
 class Busy(GsolveError):
@@ -267,31 +265,40 @@ class Databases:
         return out
 
 
-def create_app(db=None) -> Flask:
-    app = Flask(__name__, static_folder=None)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+def create_app(db=None) -> App:
     dbs = Databases(db)
+
+    def user_error(e):
+        if isinstance(e, DamagedDatabase):  # the server's data, not the request
+            return _json({"error": str(e), "damaged": True}, 500)
+        if isinstance(e, Busy):
+            return _json({"error": str(e)}, 503, {"Retry-After": "10"})
+        if isinstance(e, GsolveError):
+            return _json({"error": str(e)}, 400)
+        return None  # an HTTPError's JSON, or a bug: 500, one line, never a traceback
+
+    app = App(MAX_BODY, user_error)
     app.config["databases"] = dbs
 
     @app.get("/")
-    def index():
-        return send_from_directory(STATIC, "index.html")
+    def index(req):
+        return file_response(STATIC, "index.html")
 
     @app.get("/favicon.ico")
-    def favicon():
+    def favicon(req):
         return Response(status=204)
 
     @app.get("/static/<path:name>")
-    def static_file(name):
-        return send_from_directory(STATIC, name)
+    def static_file(req, name):
+        return file_response(STATIC, name)
 
     @app.get("/api/games")
-    def games():
+    def games(req):
         return _json(dbs.solved_games())
 
     @app.get("/api/query")
-    def query():
-        args = request.args
+    def query(req):
+        args = req.args
         game = args.get("game")
         if not game:
             return _json({"error": "name a game: /api/query?game=G&variant=V&position=P"},
@@ -299,8 +306,8 @@ def create_app(db=None) -> Flask:
         return _json(dbs.query(game, args.get("variant"), args.get("position")))
 
     @app.post("/api/query")
-    def batch():
-        body = request.get_json(silent=True)
+    def batch(req):
+        body = req.json()
         if not isinstance(body, dict) or not body.get("game") or not isinstance(
                 body.get("positions"), list):
             return _json({"error": 'post {"game": G, "variant": V, "positions": [P, ...]}'},
@@ -322,33 +329,13 @@ def create_app(db=None) -> Flask:
                 out.append({"position": p, "error": str(e)})
         return _json(out)
 
-    uwapi.add_routes(app, dbs, _json)
-
-    @app.errorhandler(GsolveError)
-    def user_error(e):
-        if isinstance(e, DamagedDatabase):  # the server's data, not the request
-            return _json({"error": str(e), "damaged": True}, 500)
-        if isinstance(e, Busy):
-            r = _json({"error": str(e)}, 503)
-            r.headers["Retry-After"] = "10"
-            return r
-        return _json({"error": str(e)}, 400)
-
-    @app.errorhandler(HTTPException)
-    def http_error(e):  # 404, 405, 413...: JSON as every other answer
-        return _json({"error": f"{e.code} {e.name}"}, e.code or 500)
-
-    @app.errorhandler(Exception)
-    def internal_error(e):  # a bug: one line of JSON, never a traceback page
-        return _json({"error": f"internal error: {type(e).__name__}"}, 500)
-
+    uwapi.add_routes(app, dbs, _json)  # after the exact routes: /<game>/<variant>/...
     return app
 
 
 def listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket on host:port; a host that does not resolve or is not this
-    machine's, or a port in use or not allowed, is a GsolveError of one line. (werkzeug
-    would print two lines of its own and exit 1 instead.)"""
+    machine's, or a port in use or not allowed, is a GsolveError of one line."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
     try:
@@ -374,52 +361,13 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-class PooledServer(ThreadedWSGIServer):
-    """werkzeug's threaded server with at most MAX_CONNECTIONS connections served at once:
-    the accept loop waits for a free slot (the kernel's backlog holds the rest) instead of
-    starting a thread per connection without limit; an idle keep-alive connection is
-    closed after IDLE seconds, so it cannot hold a slot for ever."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-
-    def process_request(self, request, client_address):
-        self.slots.acquire()
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self.slots.release()
-            raise
-
-    def process_request_thread(self, request, client_address):
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.slots.release()
-
-
-def make_server(db, host: str, port: int, sock: socket.socket | None = None):
-    """The app on a pooled threaded werkzeug server, quiet per request, keep-alive; on
-    `sock` (a listening socket, left open) where given, else on a new one."""
-    from werkzeug.serving import WSGIRequestHandler
-
-    class Handler(WSGIRequestHandler):
-        protocol_version = "HTTP/1.1"
-        timeout = IDLE
-
-        def log_request(self, *args, **kwargs):
-            pass
-
+def make_server(db, host: str, port: int, sock: socket.socket | None = None) -> Server:
+    """The app on a Server (solver/use/http.py): at most MAX_CONNECTIONS connections at
+    once, each kept open while it asks again within IDLE seconds; on `sock` (a listening
+    socket, left open) where given, else on a new one that server_close() closes."""
     own = sock is None
     sock = listen(host, port) if own else sock
-    try:  # werkzeug serves a duplicate of the socket's descriptor
-        server = PooledServer(host, port, create_app(db), Handler, fd=sock.fileno())
-    finally:
-        if own:
-            sock.close()
-    server.server_port = server.port  # the port bound (0 picks one), as http.server names it
-    return server
+    return Server(create_app(db), sock, MAX_CONNECTIONS, IDLE, own=own)
 
 
 def workers_default() -> int:
@@ -458,7 +406,7 @@ def _worker(db, host: str, sock: socket.socket) -> None:
 
 def serve(db, host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> None:
     """Serve until Ctrl-C or SIGTERM: `workers` processes (default workers_default()) on
-    one listening socket, each a pooled threaded server with its own caches (so up to
+    one listening socket, each a Server of threads with its own caches (so up to
     workers x CHUNK_BUDGET of chunks a database); one worker serves in this process."""
     from solver.storage.database import default_root
 
@@ -483,7 +431,8 @@ def serve(db, host: str = "127.0.0.1", port: int = 8000, workers: int | None = N
             if pid == 0:
                 _worker(db, host, sock)
             children.append(pid)
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # `gsolve serve` has its own
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # (one line, status 143)
         pid, status = os.wait()  # a worker that stops stops the server
         children.remove(pid)
         raise GsolveError(f"a worker process stopped (status {status}): serve stopped")

@@ -144,7 +144,6 @@ def start_data(protocol: str, strings, game) -> dict:
 
 def add_routes(app, dbs, reply) -> None:
     """The provider routes on the app; `dbs` is serve's Databases, `reply` its JSON."""
-    from flask import request
 
     def strings_of(game_id: str, variant_id: str):
         game, variant, cls = resolve(game_id, variant_id)
@@ -166,17 +165,17 @@ def add_routes(app, dbs, reply) -> None:
                              lambda solved: position_data(protocol, strings, solved, given)))
 
     @app.get("/<game_id>/<variant_id>/start/")
-    def classic_start(game_id, variant_id):
+    def classic_start(req, game_id, variant_id):
         return start(CLASSIC, game_id, variant_id)
 
     @app.get("/<game_id>/<variant_id>/positions/")
-    def classic_position(game_id, variant_id):
-        return position(CLASSIC, game_id, variant_id, request.args.get("p", ""))
+    def classic_position(req, game_id, variant_id):
+        return position(CLASSIC, game_id, variant_id, req.args.get("p", ""))
 
     @app.get("/<game_id>/<variant_id>/")
-    def one_start(game_id, variant_id):
+    def one_start(req, game_id, variant_id):
         return start(ONE, game_id, variant_id)
 
     @app.get("/<game_id>/<variant_id>/<path:given>")
-    def one_position(game_id, variant_id, given):
+    def one_position(req, game_id, variant_id, given):
         return position(ONE, game_id, variant_id, given)
