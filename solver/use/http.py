@@ -22,6 +22,7 @@ import mimetypes
 import os
 import queue
 import re
+import select
 import selectors
 import socket
 import threading
@@ -310,6 +311,22 @@ def response_bytes(r: Response, head_only: bool, close: bool) -> bytes:
     return head if head_only or r.status == 204 else head + r.body
 
 
+def _poller(listening: int, wake: int):
+    """(wait, close): wait() blocks until a connection or a wake-up, answering the ready
+    descriptors. On Linux, epoll with EPOLLEXCLUSIVE on the listening socket: of the
+    processes sharing it, one is woken a connection, not all (the others would wake for
+    nothing, to find it taken)."""
+    if hasattr(select, "EPOLLEXCLUSIVE"):
+        ep = select.epoll()
+        ep.register(listening, select.EPOLLIN | select.EPOLLEXCLUSIVE)
+        ep.register(wake, select.EPOLLIN)
+        return (lambda: [fd for fd, _ in ep.poll()]), ep.close
+    sel = selectors.DefaultSelector()
+    for fd in (listening, wake):
+        sel.register(fd, selectors.EVENT_READ)
+    return (lambda: [key.fd for key, _ in sel.select()]), sel.close
+
+
 class Server:
     """App served on a listening socket (left open by server_close unless `own`) until
     shutdown(): the accept loop in serve_forever's thread, a thread per connection. The
@@ -333,12 +350,10 @@ class Server:
     def serve_forever(self) -> None:
         self._done.clear()
         self.socket.setblocking(False)  # another process may take a connection first
-        sel = selectors.DefaultSelector()
-        sel.register(self.socket, selectors.EVENT_READ)
-        sel.register(self._wake_r, selectors.EVENT_READ)
+        wait, done = _poller(self.socket.fileno(), self._wake_r)
         try:
             while not self._stop:
-                if not any(key.fd == self.socket.fileno() for key, _ in sel.select()):
+                if self.socket.fileno() not in wait():
                     continue  # woken by shutdown()
                 while not self.slots.acquire(timeout=0.5):  # all slots taken: wait
                     if self._stop:
@@ -360,7 +375,7 @@ class Server:
                 else:
                     threading.Thread(target=self._thread, args=(conn,), daemon=True).start()
         finally:
-            sel.close()
+            done()
             self._done.set()
 
     def shutdown(self) -> None:
