@@ -5,11 +5,10 @@ objects, and werkzeug 3 closing every connection after one answer), and at 8 cli
 2 cores every request waits for the CPU time of the others: the bar (p99 under 10 ms)
 needs about 1 ms of CPU a request all told. So: routes in Flask's `<name>` and
 `<path:name>` form matched in order; a thread per connection (kept for the next one), at
-most `max_connections` at once (the accept loop waits for a free slot; the kernel's
-backlog holds the rest); persistent connections (HTTP/1.1 keep-alive) dropped after `idle`
-seconds of silence; a request line or header over MAX_LINE, more than MAX_HEADERS headers
-or a body over the app's `max_body` answered 414, 431 or 413 before the body is read;
-every error JSON.
+most `max_connections` at once (the kernel's backlog holds the rest); persistent
+connections (HTTP/1.1 keep-alive) dropped after `idle` seconds of silence; a request line
+or header over MAX_LINE, more than MAX_HEADERS headers or a body over the app's
+`max_body` answered 414, 431 or 413 before the body is read; every error JSON.
 `App.test_client()` answers in process, without a socket, with Flask's test client's
 names (`get`, `post`, `status_code`, `get_json()`...).
 """
@@ -20,7 +19,6 @@ import email.utils
 import json
 import mimetypes
 import os
-import queue
 import re
 import select
 import selectors
@@ -329,76 +327,94 @@ def _poller(listening: int, wake: int):
 
 class Server:
     """App served on a listening socket (left open by server_close unless `own`) until
-    shutdown(): the accept loop in serve_forever's thread, a thread per connection. The
-    socket may be shared with other processes, each with a Server of its own (whichever
-    is free takes a new connection)."""
+    shutdown(), by at most `max_connections` threads, each serving one connection at a
+    time: of the threads not serving, one waits for a new connection (the leader; the
+    others wait for its turn), and the one that accepts serves that connection itself
+    (no hand-off to another thread: under load every wake-up waits for a core) while the
+    next takes the lead; a new thread is started only when none is left to lead. With all
+    serving, none accepts: the kernel's backlog holds the rest. The socket may be shared
+    with other processes, each with a Server of its own."""
 
     def __init__(self, app: App, sock: socket.socket, max_connections: int, idle: float,
                  own: bool = False):
         self.app, self.socket, self.own, self.idle = app, sock, own, idle
         self.server_port = sock.getsockname()[1]
-        self.slots = threading.BoundedSemaphore(max_connections)
+        self.max_connections = max_connections
         self._wake_r, self._wake_w = os.pipe()
+        self._wait, self._close_poller = _poller(sock.fileno(), self._wake_r)
+        self._lead = threading.Lock()  # held by the thread waiting for a connection
+        self._count = threading.Lock()
+        self._threads = self._free = 0  # threads, and those not serving a connection
         self._stop = False
+        self._stopped = threading.Event()
         self._done = threading.Event()
-        # a connection's thread stays for the next connection: starting a thread costs
-        # more than a request (Thread.start waits for it to run)
-        self._handoff: queue.SimpleQueue = queue.SimpleQueue()
-        self._idle = 0  # threads waiting on _handoff
-        self._lock = threading.Lock()
 
     def serve_forever(self) -> None:
+        """Starts the first thread, then waits (in this thread) for shutdown()."""
         self._done.clear()
         self.socket.setblocking(False)  # another process may take a connection first
-        wait, done = _poller(self.socket.fileno(), self._wake_r)
         try:
-            while not self._stop:
-                if self.socket.fileno() not in wait():
-                    continue  # woken by shutdown()
-                while not self.slots.acquire(timeout=0.5):  # all slots taken: wait
-                    if self._stop:
-                        return
-                try:
-                    conn, _ = self.socket.accept()
-                except (BlockingIOError, InterruptedError, ConnectionAbortedError):
-                    self.slots.release()  # another process took it, or the client left
-                    continue
-                except OSError:  # out of descriptors: wait for a connection to end
-                    self.slots.release()
-                    time.sleep(0.05)
-                    continue
-                with self._lock:
-                    handed = self._idle > 0
-                    self._idle -= handed
-                if handed:
-                    self._handoff.put(conn)
-                else:
-                    threading.Thread(target=self._thread, args=(conn,), daemon=True).start()
+            with self._count:
+                self._start()
+            self._stopped.wait()
         finally:
-            done()
             self._done.set()
 
     def shutdown(self) -> None:
         """Stops serve_forever (run in another thread) and waits for it to end; open
         connections end as their clients leave or fall silent."""
-        self._stop = True
-        os.write(self._wake_w, b"x")
+        self._halt()
         self._done.wait()
 
+    def _halt(self) -> None:
+        self._stop = True
+        os.write(self._wake_w, b"x")  # left unread: whoever leads next sees it too
+        if self._lead.acquire(timeout=5):  # the leader has left its wait
+            self._lead.release()
+        self._stopped.set()
+
     def server_close(self) -> None:
+        if not self._stopped.is_set():
+            self._halt()
+        self._close_poller()
         for fd in (self._wake_r, self._wake_w):
             os.close(fd)
         if self.own:
             self.socket.close()
 
-    def _thread(self, conn: socket.socket) -> None:
-        """A connection's thread: serves it, then waits for the next one it is given."""
+    def _start(self) -> None:  # under _count
+        self._threads += 1
+        self._free += 1
+        threading.Thread(target=self._thread, daemon=True).start()
+
+    def _thread(self) -> None:
         while True:
+            with self._lead:
+                if self._stop:
+                    return
+                with self._count:
+                    self._free -= 1
+                    if not self._free and self._threads < self.max_connections:
+                        self._start()  # to lead while this one serves
+                conn = self._accept()
+            if conn is None:
+                return
             self._connection(conn)
-            with self._lock:
-                self._idle += 1
-            self.slots.release()
-            conn = self._handoff.get()
+            with self._count:
+                self._free += 1
+
+    def _accept(self) -> socket.socket | None:
+        """The next connection, or None once shutdown() is asked."""
+        while not self._stop:
+            if self.socket.fileno() not in self._wait():
+                continue  # woken by shutdown()
+            try:
+                return self.socket.accept()[0]
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                continue  # another process took it, or the client left
+            except OSError:  # out of descriptors: wait for a connection to end
+                time.sleep(0.05)
+        return None
 
     def _connection(self, conn: socket.socket) -> None:
         try:
