@@ -60,8 +60,9 @@ MAX_HASH = 2**62
 
 # The context is one int64 table (one array: calls between jitted functions reference-count
 # every array they pass, so fewer arrays is faster). Header slots, then sections:
-W, HT, K, NCELLS, STRIDE, BW, OFF, NCOL, BINOM, HRANK, HCODE, HSTART, TBASE = range(13)
-HEADER = 13
+W, HT, K, NCELLS, STRIDE, BW, DSHIFT, OFF, NCOL, BINOM, HRANK, HCODE, HSTART, TBASE, TDIR = \
+    range(15)
+HEADER = 15
 #   OFF:    offsets[n], n = 0..ncells+1: first hash of tier n (pieces placed)
 #   NCOL:   C(n, ceil(n/2)): colourings of n occupied cells
 #   BINOM:  C(a, b) at BINOM + a*bw + b (a row of zeros before row 0, for reads at a = -1)
@@ -71,6 +72,8 @@ HEADER = 13
 #   TBASE:  tier g's first canonical index << 2 | KEEP | PALINDROME (KEEP: canonical tier;
 #           a mirrored tier has no index of its own: the next canonical tier's first), then
 #           canonical_size << 2 (g = the number of tiers)
+#   TDIR:   the tier of canonical index q << DSHIFT, q = 0, 1, ... (one past the last index):
+#           where `_tier_at` searches (DSHIFT: about as many entries as tiers)
 KEEP, PALINDROME = 1, 2
 
 
@@ -102,11 +105,14 @@ def _locate(t, h):
 @njit(cache=True, nogil=True, inline="always")
 def _tier_at(t, i):
     """The canonical tier holding canonical index i (below canonical_size): the last tier
-    whose first index is at most i (a mirrored tier shares the next one's)."""
+    whose first index is at most i (a mirrored tier shares the next one's), searched
+    between the directory's tiers of the indices around i (mostly one or two: the
+    positions lie in the big tiers)."""
     tb = t[TBASE]
     key = (i << 2) | 3
-    lo = 0
-    hi = t[t[HSTART] + t[NCELLS] + 1]  # the number of tiers: TBASE's last entry
+    q = t[TDIR] + (i >> t[DSHIFT])
+    lo = t[q]
+    hi = t[q + 1] + 1
     while hi - lo > 1:  # TBASE[lo] <= key < TBASE[hi]
         mid = (lo + hi) >> 1
         if t[tb + mid] <= key:
@@ -448,6 +454,16 @@ def orbit_sizes_indexed(ctx, first, value, out, scratch):
     return nv
 
 
+def _directory(tbase: np.ndarray) -> tuple[int, np.ndarray]:
+    """(DSHIFT, TDIR): the tier of every (1 << DSHIFT)-th canonical index, up to one entry
+    past the last index, for about as many entries as tiers."""
+    size = int(tbase[-1] >> 2)
+    tiers = len(tbase) - 1
+    shift = max(0, (size // tiers).bit_length() - 1)
+    at = np.arange(((size - 1) >> shift) + 2, dtype=np.int64) << shift
+    return shift, np.searchsorted(tbase[:-1] >> 2, at, side="right").astype(np.int64) - 1
+
+
 def _pack(heights) -> int:
     """Column heights packed 3 bits a column, column 0 lowest."""
     return sum(int(hc) << (3 * c) for c, hc in enumerate(heights))
@@ -498,8 +514,9 @@ class Connect4(Game):
                 binom[(a + 1) * bw + b] = math.comb(a, b)
         tier_n = sums[order]
         tbase = self._canonical_tiers(hcode, hrank, hstart, tier_n, ncol)
-        sections = [offsets, ncol, binom, hrank, hcode, hstart, tbase]
-        header = [w, ht, k, ncells, stride, bw]
+        shift, tdir = _directory(tbase)
+        sections = [offsets, ncol, binom, hrank, hcode, hstart, tbase, tdir]
+        header = [w, ht, k, ncells, stride, bw, shift]
         at = HEADER
         for sec in sections:
             header.append(at if sec is not binom else at + bw)
