@@ -110,11 +110,13 @@ def provider_paths(game: str, variant: str | None, positions: list[str]) -> list
         {"p": strings.position(p)}) for p in positions]
 
 
-def _client(port: int, paths: list[str], fresh: bool, go, out) -> None:
+def _client(port: int, paths: list[str], fresh: bool, go, out, nice: int = 0) -> None:
     """One client: every path in turn, over one keep-alive connection (as a browser or
     UWAPI's requests session asks) or a new connection each (as curl would); sends its
     times, failures and own CPU seconds through `out`."""
     times, failed = [], []
+    if nice:
+        os.nice(nice)
     conn = http.client.HTTPConnection("127.0.0.1", port)
     go.wait()
     c = os.times()
@@ -136,7 +138,7 @@ def _client(port: int, paths: list[str], fresh: bool, go, out) -> None:
 
 
 def time_clients(port: int, paths: list[str], clients: int, fresh: bool = False,
-                 threads: bool = False) -> tuple[list[float], float]:
+                 threads: bool = False, nice: int = 0) -> tuple[list[float], float]:
     """`clients` clients at once, each asking every path (each from its own place in the
     list): processes by default (so the clients' own interpreter lock queues nothing),
     or threads of this process. Every answer must be 200. Returns the times and the
@@ -149,7 +151,8 @@ def time_clients(port: int, paths: list[str], clients: int, fresh: bool = False,
     make = threading.Thread if threads else ctx.Process
     c = os.times()
     runs = [make(target=_client, args=(port, paths[k * len(paths) // clients:]
-                                       + paths[:k * len(paths) // clients], fresh, go, w))
+                                       + paths[:k * len(paths) // clients], fresh, go, w,
+                                       0 if threads else nice))
             for k, (_, w) in enumerate(pipes)]
     for r in runs:
         r.start()
@@ -204,6 +207,9 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
     ap.add_argument("--threads", action="store_true",
                     help="the clients as threads of this process, not processes")
+    ap.add_argument("--nice", type=int, default=0,
+                    help="the client processes' niceness (10: the server runs first when "
+                         "both want a core, as with clients on other machines)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     import tempfile
@@ -227,7 +233,8 @@ def main() -> None:
                 cpu = server_cpu(proc.pid)
                 t = time.perf_counter()
                 times, client_cpu = time_clients(port, paths, args.clients,
-                                                 how == "new_connection", args.threads)
+                                                 how == "new_connection", args.threads,
+                                                 args.nice)
                 wall = time.perf_counter() - t
                 many[f"{name}_{how}"] = {
                     **percentiles(times), "client_cpu_ms": round(client_cpu, 3),
@@ -242,6 +249,7 @@ def main() -> None:
         "game": args.game, "variant": args.variant, "reachable": reachable,
         "http_keep_alive_ms": percentiles(keep), "http_new_connection_ms": percentiles(fresh),
         "clients": args.clients, "clients_as": "threads" if args.threads else "processes",
+        "clients_nice": args.nice,
         **{f"clients_{k}_ms": v for k, v in many.items()},
         "gsolve_query_ms": percentiles(cli), "gsolve_query_cpu_ms": percentiles(cli_cpu),
         "load_average_before": load_before, "load_average": os.getloadavg(),
