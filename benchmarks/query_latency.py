@@ -4,7 +4,8 @@
                                        [--clients 8] [--threads]
 
 Solves the game into the database root first if needed, starts `gsolve serve` on a free
-port, picks n random reachable positions (uniform over the database's reachable slots),
+port, picks n random reachable positions (uniform over the database's reachable slots), has
+the clients ask them all once untimed (each worker process decodes the chunks it needs),
 and times GET /api/query for each, one request at a time: over one keep-alive connection,
 then with a new connection per request (as curl would). Then `--clients` clients at once
 (processes by default, `--threads` for threads of this process), each asking all n
@@ -223,11 +224,12 @@ def main() -> None:
     proc, port = start_server(db)
     many = {}
     try:
-        time_http(port, args.game, args.variant, positions[:50], True)  # warm up
-        keep = time_http(port, args.game, args.variant, positions, True)
-        fresh = time_http(port, args.game, args.variant, positions, False)
         urls = {"api": query_paths(args.game, args.variant, positions),
                 "uwapi": provider_paths(args.game, args.variant, positions)}
+        for paths in urls.values():  # warm up: every worker decodes the chunks it needs
+            time_clients(port, paths, args.clients, True)
+        keep = time_http(port, args.game, args.variant, positions, True)
+        fresh = time_http(port, args.game, args.variant, positions, False)
         for name, paths in urls.items():
             for how in ("keep_alive", "new_connection"):
                 cpu = server_cpu(proc.pid)
