@@ -328,6 +328,8 @@ def test_bad_requests_are_json_4xx(client):
         r = client.post("/api/query", json=body)
         assert r.status_code == 400 and r.mimetype == "application/json", body
         assert r.get_json()["error"]
+    r = client.post("/api/query", data=b"[" * 100_000, content_type="application/json")
+    assert r.status_code == 400 and r.get_json()["error"]  # nested past Python's stack
     r = client.post("/api/query", data=b"x" * (5 << 20), content_type="application/json")
     assert r.status_code == 413 and r.get_json()["error"]
     r = client.post("/")
@@ -463,6 +465,9 @@ def test_routes_as_werkzeugs(client):
     assert r.status_code == 308 and r.headers["Location"] == "/ttt/3/start/"
     assert client.get("/ttt/3/positions?p=1_---------").headers["Location"] == (
         "/ttt/3/positions/?p=1_---------")
+    assert client.get("/ttt/3/positions?p=1_x%20y&p=2").headers["Location"] == (
+        "/ttt/3/positions/?p=1_x%20y&p=2")  # the query as it came
+    assert client.get("/t\u00e9/3/start").headers["Location"] == "/t%C3%A9/3/start/"
     assert client.get("/ttt/3/1_---------").status_code == 200  # a GamesmanOne position
     for bad in ("/static/../serve.py", "/static/%2e%2e/serve.py", "/static/", "/static/x.js"):
         assert client.get(bad).status_code == 404, bad

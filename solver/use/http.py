@@ -26,10 +26,11 @@ import socket
 import threading
 import time
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlencode
+from urllib.parse import parse_qsl, quote, unquote, urlencode
 
 MAX_LINE = 65536  # bytes of the request line, and of each header line
 MAX_HEADERS = 100  # header lines a request
+_SAFE = "/%:@!$&'()*+,;=-._~"  # what a URL keeps as it is (its escapes too)
 REASONS = {200: "OK", 204: "No Content", 308: "Permanent Redirect", 400: "Bad Request",
            404: "Not Found", 405: "Method Not Allowed", 411: "Length Required",
            413: "Request Entity Too Large", 414: "Request-URI Too Long",
@@ -83,10 +84,10 @@ class Request:
                  body: bytes = b""):
         self.method, self.headers, self.body = method, headers or {}, body
         self.close = False  # the connection ends after the answer (HTTP/1.0, or asked)
-        path, _, query = target.partition("?")
-        self.path = unquote(path, errors="replace")
+        path, _, self.query = target.partition("?")
+        self.raw_path, self.path = path, unquote(path, errors="replace")
         self.args: dict[str, str] = {}
-        for k, v in parse_qsl(query, keep_blank_values=True, errors="replace"):
+        for k, v in parse_qsl(self.query, keep_blank_values=True, errors="replace"):
             self.args.setdefault(k, v)
 
     def json(self):
@@ -98,7 +99,7 @@ class Request:
             return None
         try:
             return json.loads(self.body)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             return None
 
 
@@ -159,8 +160,9 @@ class App:
                 return r.view, m.groupdict()
             allowed |= r.methods
         if not allowed and self._slashed(req.path, self.routes):
-            query = urlencode(req.args)
-            raise HTTPError(308, {"Location": req.path + "/" + ("?" + query) * bool(query)})
+            where = quote(req.raw_path, safe=_SAFE) + "/" + (
+                "?" + quote(req.query, safe=_SAFE + "?")) * bool(req.query)
+            raise HTTPError(308, {"Location": where})
         if req.method == "OPTIONS" and allowed:
             allow = ", ".join(sorted(allowed | {"OPTIONS"}))
             return (lambda _req: Response(status=200, headers={"Allow": allow})), {}
@@ -436,6 +438,8 @@ class Server:
                 if req.close:
                     return
         except OSError:  # the client left, or fell silent for `idle` seconds
+            pass
+        except Exception:  # noqa: BLE001 - no request may end the thread (never seen)
             pass
         finally:
             conn.close()
