@@ -32,7 +32,11 @@ that numbering from one more pass over the colouring, not by mirroring every chi
 
 Internally a board is a pair of bitboards, column c using bits c*(height+1) ..
 c*(height+1)+height-1 (bottom first) plus an always-empty guard bit, so lines are found with
-shifts; the occupied cells in bit order are exactly the colouring order above.
+shifts (8x7 fills all 64 bits, the sign bit being the last guard); the occupied cells in bit
+order are exactly the colouring order above. A height vector is packed 3 bits a column for
+reading, and ranked through a table indexed by its mixed-radix number (digit c: column c's
+height, base height + 1), one entry a height vector: 8x4 has 390,625, where a table over
+the packed heights would have 8^8.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from games.base import (
     PositionError,
     Tier,
     Variant,
+    VariantError,
     forms,
     parse_board,
 )
@@ -60,20 +65,23 @@ MAX_HASH = 2**62
 
 # The context is one int64 table (one array: calls between jitted functions reference-count
 # every array they pass, so fewer arrays is faster). Header slots, then sections:
-W, HT, K, NCELLS, STRIDE, BW, DSHIFT, OFF, NCOL, BINOM, HRANK, HCODE, HSTART, TBASE, TDIR = \
-    range(15)
-HEADER = 15
+W, HT, K, NCELLS, STRIDE, BW, DSHIFT, OFF, NCOL, BINOM, HRANK, HCODE, HSTART, TBASE, TDIR, \
+    PW = range(16)
+HEADER = 16
 #   OFF:    offsets[n], n = 0..ncells+1: first hash of tier n (pieces placed)
 #   NCOL:   C(n, ceil(n/2)): colourings of n occupied cells
 #   BINOM:  C(a, b) at BINOM + a*bw + b (a row of zeros before row 0, for reads at a = -1)
-#   HRANK:  packed heights (3 bits a column) -> rank among height vectors with that sum
-#   HCODE:  packed heights by tier g = HSTART[n] + rank (n pieces placed, rank among them)
+#   HRANK:  mixed-radix heights (sum of height[c] * stride^c) -> rank among the height
+#           vectors with that sum
+#   HCODE:  by tier g = HSTART[n] + rank (n pieces placed, rank among them), at HCODE + 3g:
+#           the packed heights, their HRANK index and their reverse's (read side by side)
 #   HSTART: the first tier of n pieces placed, n = 0..ncells+1
 #   TBASE:  tier g's first canonical index << 2 | KEEP | PALINDROME (KEEP: canonical tier;
 #           a mirrored tier has no index of its own: the next canonical tier's first), then
 #           canonical_size << 2 (g = the number of tiers)
 #   TDIR:   the tier of canonical index q << DSHIFT, q = 0, 1, ... (one past the last index):
 #           where `_tier_at` searches (DSHIFT: about as many entries as tiers)
+#   PW:     stride^c, c = 0..width-1: a piece more in column c adds PW[c] to the mixed radix
 KEEP, PALINDROME = 1, 2
 
 
@@ -99,7 +107,7 @@ def _tier_of(t, h):
 def _locate(t, h):
     """(pieces placed, packed heights, colouring rank) of hash h."""
     n, g, cr = _tier_of(t, h)
-    return n, t[t[HCODE] + g], cr
+    return n, t[t[HCODE] + 3 * g], cr
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -132,12 +140,15 @@ def _pieces(t, code):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reversed(t, code):
-    """The packed heights read from the right: the mirror image's."""
+def _mix(t, code, mirror):
+    """HRANK's index of the packed heights, or with `mirror` of their reverse (the mirror
+    image's): Horner's rule over the columns from the most significant digit."""
     width = t[W]
+    stride = t[STRIDE]
     m = np.int64(0)
-    for c in range(width):
-        m |= ((code >> (3 * c)) & 7) << (3 * (width - 1 - c))
+    for s in range(width):
+        c = s if mirror else width - 1 - s
+        m = m * stride + ((code >> (3 * c)) & 7)
     return m
 
 
@@ -272,11 +283,13 @@ def _children(ctx, h, out, moves, scratch, numbering, expand):
     t = ctx[0]
     if numbering == INDEXED:
         g = _tier_at(t, h)
-        code = t[t[HCODE] + g]
+        code = t[t[HCODE] + 3 * g]
         n = _pieces(t, code)
         cr = h - (t[t[TBASE] + g] >> 2)
     else:
-        n, code, cr = _locate(t, h)
+        n, g, cr = _tier_of(t, h)
+        code = t[t[HCODE] + 3 * g]
+    mix = t[t[HCODE] + 3 * g + 1]
     bx, occ, _rank = _insertions(t, n, code, cr, np.int64(0), out, False)
     if expand:
         # the player who just moved has (n + 1) // 2 pieces: a line needs `connect` of them
@@ -289,16 +302,17 @@ def _children(ctx, h, out, moves, scratch, numbering, expand):
     hrank = t[HRANK]
     m = 0
     if numbering == INDEXED:
+        pw = t[PW]
         _bx, _occ, mcr = _insertions(t, n, code, 0, bx, moves, True)
-        mcode = _reversed(t, code)
+        mmix = t[t[HCODE] + 3 * g + 2]
         tb = t[TBASE] + t[t[HSTART] + n + 1]  # the tiers of n + 1 pieces
         for c in range(width):
             if (code >> (3 * c)) & 7 < height:
                 r = cr + out[c]
-                pk = t[tb + t[hrank + code + (1 << (3 * c))]]
+                pk = t[tb + t[hrank + mix + t[pw + c]]]
                 if pk & KEEP == 0:  # its image lies in the reversed tier
                     r = mcr + moves[c]
-                    pk = t[tb + t[hrank + mcode + (1 << (3 * (width - 1 - c)))]]
+                    pk = t[tb + t[hrank + mmix + t[pw + width - 1 - c]]]
                 elif pk & PALINDROME:
                     r = min(r, mcr + moves[c])
                 out[m] = (pk >> 2) + r
@@ -307,11 +321,15 @@ def _children(ctx, h, out, moves, scratch, numbering, expand):
         return m
     base = t[t[OFF] + n + 1]
     cnt1 = t[t[NCOL] + n + 1]
+    stride = t[STRIDE]
+    hm = hrank + mix
+    step = np.int64(1)  # a piece more in column c: PW[c]
     for c in range(width):  # m <= c: each entry is read before it is overwritten
         if (code >> (3 * c)) & 7 < height:
-            out[m] = base + t[hrank + code + (1 << (3 * c))] * cnt1 + cr + out[c]
+            out[m] = base + t[hm + step] * cnt1 + cr + out[c]
             moves[m] = c
             m += 1
+        step *= stride
     return m
 
 
@@ -334,7 +352,8 @@ def parents(ctx, h, out, scratch):
     kx = np.int64(n % 2 == 1)  # 1 when X made the last move
     base = t[t[OFF] + n - 1]
     cnt0 = t[t[NCOL] + n - 1]
-    hrank = t[HRANK]
+    hm = t[HRANK] + _mix(t, code, False)  # this tier's HRANK entry
+    pw = t[PW]
     k = (n + 1) // 2
     p = t[BINOM] + (n - 1) * bw + k
     shrink = np.int64(0)
@@ -345,7 +364,7 @@ def parents(ctx, h, out, scratch):
             b = t[p]
             is_x = np.int64(b <= cr)
             if j == 0 and is_x == kx:
-                out[m] = base + t[hrank + code - (1 << (3 * c))] * cnt0 + total - shrink \
+                out[m] = base + t[hm - t[pw + c]] * cnt0 + total - shrink \
                     - b * is_x
                 m += 1
             shrink += t[p - bw - 1 + kx] * is_x
@@ -371,7 +390,7 @@ def _mirror(t, h):
                 k += 1
                 cr += t[t[BINOM] + i * bw + k]
             i += 1
-    return t[t[OFF] + n] + t[t[HRANK] + _reversed(t, code)] * t[t[NCOL] + n] + cr
+    return t[t[OFF] + n] + t[t[HRANK] + _mix(t, code, True)] * t[t[NCOL] + n] + cr
 
 
 @njit(cache=True, nogil=True)
@@ -420,7 +439,7 @@ def canonical_slot(ctx, i):
     position whose mirror image is the canonical one."""
     t = ctx[0]
     g = _tier_at(t, i)
-    n = _pieces(t, t[t[HCODE] + g])
+    n = _pieces(t, t[t[HCODE] + 3 * g])
     return (t[t[OFF] + n] + (g - t[t[HSTART] + n]) * t[t[NCOL] + n]
             + i - (t[t[TBASE] + g] >> 2))
 
@@ -441,7 +460,7 @@ def orbit_sizes_indexed(ctx, first, value, out, scratch):
             break
         g = _tier_at(t, i)
         pk = t[t[TBASE] + g]
-        stop = min(nv, j + (pk >> 2) + t[t[NCOL] + _pieces(t, t[t[HCODE] + g])] - i)
+        stop = min(nv, j + (pk >> 2) + t[t[NCOL] + _pieces(t, t[t[HCODE] + 3 * g])] - i)
         for q in range(j, stop):
             if value[q] == 0:
                 out[q] = 0
@@ -464,9 +483,23 @@ def _directory(tbase: np.ndarray) -> tuple[int, np.ndarray]:
     return shift, np.searchsorted(tbase[:-1] >> 2, at, side="right").astype(np.int64) - 1
 
 
-def _pack(heights) -> int:
-    """Column heights packed 3 bits a column, column 0 lowest."""
-    return sum(int(hc) << (3 * c) for c, hc in enumerate(heights))
+def _mixed(heights, stride: int) -> int:
+    """HRANK's index of a height vector: its mixed-radix number, column 0 least
+    significant."""
+    return sum(int(hc) * stride**c for c, hc in enumerate(heights))
+
+
+def _vectors_by_sum(width: int, height: int) -> list[int]:
+    """How many height vectors sum to n, n = 0..width*height: the coefficients of
+    (1 + x + ... + x^height)^width, exact, so the hash is sized before any table is built."""
+    count = [1]
+    for _ in range(width):
+        grown = [0] * (len(count) + height)
+        for i, a in enumerate(count):
+            for j in range(height + 1):
+                grown[i + j] += a
+        count = grown
+    return count
 
 
 @register
@@ -475,9 +508,9 @@ class Connect4(Game):
     title = "Connect Four (connect-k with gravity)"
     columns = True  # a piece falls down its column: a viewer plays a column, not a cell
     variants = {
-        "width": Variant(4, 1, 7, "columns"),
-        "height": Variant(4, 1, 7, "rows"),
-        "connect": Variant(4, 1, 7, "pieces in a row that win"),
+        "width": Variant(4, 1, 8, "columns"),  # 8 columns of 8 bits fill the int64 bitboard
+        "height": Variant(4, 1, 7, "rows"),  # 3 bits a column in the packed heights
+        "connect": Variant(4, 1, 8, "pieces in a row that win"),
     }
 
     def __init__(self, **variant):
@@ -488,22 +521,32 @@ class Connect4(Game):
         stride = ht + 1
         self.stride = stride
         self.ncells = ncells
-        # height vectors grouped by pieces placed, in packed-code order inside a group
-        digits = np.indices((stride,) * w, dtype=np.int64).reshape(w, -1)
-        codes = (digits << (3 * np.arange(w, dtype=np.int64))[:, None]).sum(axis=0)
-        sums = digits.sum(axis=0)
-        order = np.lexsort((codes, sums))
-        hcode = codes[order]
-        per_n = np.bincount(sums, minlength=ncells + 1)
-        hstart = np.zeros(ncells + 2, dtype=np.int64)
-        hstart[1:] = np.cumsum(per_n)
-        hrank = np.zeros(8**w, dtype=np.int64)
-        hrank[hcode] = np.arange(len(hcode), dtype=np.int64) - hstart[sums[order]]
-        ncol = np.array([math.comb(n, (n + 1) // 2) for n in range(ncells + 2)], np.int64)
-        sizes = [int(per_n[n]) * math.comb(n, (n + 1) // 2) for n in range(ncells + 1)]
+        per_n = _vectors_by_sum(w, ht)
+        sizes = [per_n[n] * math.comb(n, (n + 1) // 2) for n in range(ncells + 1)]
         total = sum(sizes)
         if total >= MAX_HASH:
-            raise ValueError(f"a {w}x{ht} board has too many positions to number")
+            raise VariantError(f"connect4 {w}x{ht} has {total:,} boards: too many to number "
+                               f"in 62 bits")
+        # height vectors grouped by pieces placed, in packed-code order inside a group (the
+        # mixed-radix order: both put column w - 1 first)
+        mix = np.arange(stride**w, dtype=np.int64)  # every height vector's HRANK index
+        codes = np.zeros_like(mix)
+        sums = np.zeros_like(mix)
+        rev = np.zeros_like(mix)  # the mirror image's index
+        for c in range(w):
+            digit = mix // stride**c % stride
+            codes |= digit << (3 * c)
+            sums += digit
+            rev += digit * stride**(w - 1 - c)
+        order = np.lexsort((mix, sums))
+        hcode = codes[order]
+        hstart = np.zeros(ncells + 2, dtype=np.int64)
+        hstart[1:] = np.cumsum(per_n)
+        tier_n = sums[order]
+        del codes, sums
+        hrank = np.empty_like(mix)
+        hrank[order] = mix - hstart[tier_n]  # mix doubles as the tiers' places 0, 1, ...
+        ncol = np.array([math.comb(n, (n + 1) // 2) for n in range(ncells + 2)], np.int64)
         offsets = np.zeros(ncells + 2, dtype=np.int64)
         for n in range(ncells + 1):
             offsets[n + 1] = offsets[n] + sizes[n]
@@ -512,10 +555,13 @@ class Connect4(Game):
         for a in range(ncells + 2):
             for b in range(a + 1):
                 binom[(a + 1) * bw + b] = math.comb(a, b)
-        tier_n = sums[order]
-        tbase = self._canonical_tiers(hcode, hrank, hstart, tier_n, ncol)
+        rev = rev[order]
+        tbase = self._canonical_tiers(hrank[rev], hstart, tier_n, ncol)
         shift, tdir = _directory(tbase)
-        sections = [offsets, ncol, binom, hrank, hcode, hstart, tbase, tdir]
+        pw = stride ** np.arange(w, dtype=np.int64)
+        tiercode = np.stack([hcode, order, rev], axis=1).ravel()
+        del rev
+        sections = [offsets, ncol, binom, hrank, tiercode, hstart, tbase, tdir, pw]
         header = [w, ht, k, ncells, stride, bw, shift]
         at = HEADER
         for sec in sections:
@@ -523,7 +569,7 @@ class Connect4(Game):
             at += len(sec)
         table = np.concatenate([np.array(header, np.int64), *sections])
         self.ctx = (table,)
-        self.hrank = hrank
+        self.hrank, self.hmix = hrank, order  # order: the tiers' HRANK indices
         self.hcode, self.hstart, self.ncol = hcode, hstart, ncol
         self.offsets, self.tier_n = offsets, tier_n
         self.hash_size = total
@@ -533,20 +579,17 @@ class Connect4(Game):
         self.scratch_size = 1
         self.max_remoteness = ncells
 
-    def _canonical_tiers(self, hcode, hrank, hstart, tier_n, ncol) -> np.ndarray:
+    def _canonical_tiers(self, mirror_rank, hstart, tier_n, ncol) -> np.ndarray:
         """TBASE (see the table's layout): the tiers whose heights rank no higher than
-        their reverse keep their colourings, one tier after another in hash order."""
-        w = self.width
-        rev = np.zeros_like(hcode)
-        for c in range(w):
-            rev |= ((hcode >> (3 * c)) & 7) << (3 * (w - 1 - c))
-        rank = np.arange(len(hcode), dtype=np.int64) - hstart[tier_n]
-        mirror_rank = hrank[rev]
+        their reverse's (mirror_rank, by tier) keep their colourings, one tier after another
+        in hash order."""
+        rank = np.arange(len(tier_n), dtype=np.int64) - hstart[tier_n]
         keep = rank <= mirror_rank
-        base = np.zeros(len(hcode) + 1, np.int64)
+        base = np.zeros(len(tier_n) + 1, np.int64)
         np.cumsum(np.where(keep, ncol[tier_n], 0), out=base[1:])
         if base[-1] >= MAX_HASH >> 2:
-            raise ValueError(f"a {w}x{self.height} board has too many positions to number")
+            raise VariantError(f"connect4 {self.width}x{self.height} has {int(base[-1]):,} "
+                               "mirror classes: too many to number in 60 bits")
         kind = np.where(keep, KEEP, 0) | np.where(rank == mirror_rank, PALINDROME, 0)
         base[:-1] = base[:-1] << 2 | kind
         base[-1] <<= 2
@@ -565,17 +608,18 @@ class Connect4(Game):
         kids = []
         for c in range(w):
             hc = (code >> (3 * c)) & 7
-            up = code + (1 << (3 * c))
+            up = self.hmix + self.stride**c
             ok = hc < ht
             kids.append(np.where(ok, self.hstart[np.minimum(n + 1, self.ncells)]
                                  + self.hrank[np.where(ok, up, 0)], -1))
-        kids = np.stack(kids, axis=1)
-        digits = [((code >> (3 * c)) & 7) for c in range(w)]
-        out = []
-        for i in range(len(code)):
-            label = f"{n[i]} pieces, heights " + "".join(str(int(d[i])) for d in digits)
-            out.append(Tier(label, int(start[i]), int(stop[i]),
-                            tuple(int(k) for k in kids[i] if k >= 0)))
+        kids = np.stack(kids, axis=1).tolist()
+        digits = np.stack([(code >> (3 * c)) & 7 for c in range(w)], axis=1) + ord("0")
+        heights = np.ascontiguousarray(digits.astype(np.uint8)).view(f"S{w}").ravel()
+        out = []  # from Python ints and strings, a few at a time: 8x4 has 390,625 tiers
+        for p, hs, a, b, ks in zip(n.tolist(), heights.tolist(), start.tolist(),
+                                   stop.tolist(), kids, strict=True):
+            out.append(Tier(f"{p} pieces, heights {hs.decode()}", a, b,
+                            tuple(k for k in ks if k >= 0)))
         return out
 
     # -- positions -------------------------------------------------------------------
@@ -620,7 +664,7 @@ class Connect4(Game):
                 f"connect4 position '{s}' cannot occur: X moves first, so X must have as "
                 f"many pieces as O or one more (X={nx}, O={no})")
         n = nx + no
-        hr = int(self.hrank[_pack(heights)])
+        hr = int(self.hrank[_mixed(heights, self.stride)])
         cr = 0
         k = 0
         for i, ch in enumerate(colour):

@@ -75,7 +75,7 @@ def _slots_all(mod_slot, ctx, size):
 
 
 BOARDS = [(1, 1), (3, 1), (2, 2), (1, 4), (3, 3), (4, 3), (3, 4), (4, 4), (5, 3), (5, 4),
-          (6, 3)]
+          (6, 3), (8, 1), (8, 2), (7, 2)]  # 8 columns: heights ranked in mixed radix
 
 
 @pytest.mark.parametrize("w,h", BOARDS)
@@ -151,7 +151,8 @@ def _indexed_mismatches(expand_indexed, children_indexed, expand, canonical, ind
     return bad, kids
 
 
-@pytest.mark.parametrize("w,h,k", [(4, 4, 4), (5, 3, 3), (3, 5, 3), (6, 3, 3), (5, 4, 4)])
+@pytest.mark.parametrize("w,h,k", [(4, 4, 4), (5, 3, 3), (3, 5, 3), (6, 3, 3), (5, 4, 4),
+                                   (8, 2, 3), (7, 2, 4)])
 def test_indexed_children_are_the_ranked_images_of_the_children(w, h, k):
     """On every canonical index, gaps included: expand_indexed and children_indexed give
     what ranking each plain child's canonical image gives, in the same column order."""
