@@ -46,4 +46,27 @@ def entry() -> None:
         sys.stderr.flush()
         os._exit(code)
     gc.freeze()
+    _end_within(EXIT_GRACE, code)
     sys.exit(code)
+
+
+EXIT_GRACE = 5.0  # seconds the interpreter's exit may take (joining threads, atexit)
+
+
+def _end_within(seconds: float, code: int) -> None:
+    """End the process `seconds` from now if its exit has not: a thread a failed solve left
+    behind (a Dask client's, a store's writer) must not hold the exit for ever. What a
+    solve wrote is on disk by now; the exit only joins threads and runs atexit hooks."""
+    import threading
+    import time
+
+    def end():
+        time.sleep(seconds)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+    threading.Thread(target=end, name="gsolve-exit", daemon=True).start()
