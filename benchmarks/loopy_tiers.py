@@ -36,11 +36,11 @@ DEFAULT_CASES = ["quixo:size=4", "teeko:size=4", "morris:men=6"]
 def run_case(case: str, symmetry: bool, lean: bool = False, paged: int = 0) -> dict:
     from games import get_game
     from solver.engine import loopy
-    from solver.kernels.symmetry import apply
+    from solver.kernels.numbering import Numbering
     from solver.methods import tiers
 
     name, _, variant = case.partition(":")
-    game = apply(get_game(name, variant or None), symmetry)
+    game = Numbering(get_game(name, variant or None), symmetry)
     tiers.warm_up(game)
     tally = {"calls": 0, "slots": 0, "positions": 0, "wall": 0.0, "cpu": 0.0}
     if paged:

@@ -116,16 +116,15 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     from games.morris import Morris
     from solver.engine import plan, worker
     from solver.engine.taskio import REACHED
-    from solver.kernels.compact import view
+    from solver.kernels.numbering import Numbering
     from solver.kernels.records import DRAW, LOSE, WIN
-    from solver.kernels.symmetry import apply
     from solver.storage.chunkio import sync_written
     from solver.storage.database import create_array, remoteness_dtype
     from solver.storage.partial import PartialStore
 
-    game = apply(Morris(men=men), True)  # men=6: Six's movement phase (tests)
-    v = view(game)
-    mod = importlib.import_module(type(game).module)
+    game = Numbering(Morris(men=men), True)  # men=6: Six's movement phase (tests)
+    v = game.compact()
+    mod = importlib.import_module(game.game.module)
     label = re.compile(r"move W(\d) B(\d)$")
     pairs = {i: (int(m[1]), int(m[2])) for i, t in enumerate(v.tiers())
              if (m := label.match(t.label)) and int(m[1]) <= most and int(m[2]) <= black}

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import weakref
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -282,6 +283,9 @@ class _classproperty:
         return self.f(cls if cls is not None else type(obj))
 
 
+_TIERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each game's tier list
+
+
 class Game:
     """Base class of every game; subclasses fill in the class attributes and __init__."""
 
@@ -314,11 +318,10 @@ class Game:
         if tiers is not None:  # computed once per game: big games have many (7x6 connect4:
             @functools.wraps(tiers)  # 823,543), and solvers, estimates and checks ask often
             def cached(self):
-                if "_tiers" not in self.__dict__:
-                    self._tiers = tiers(self)
-                    if self.symmetry and self._tiers is not None:
-                        self._tiers = _symmetric_tiers(self, self._tiers)
-                return None if self._tiers is None else list(self._tiers)
+                if self not in _TIERS:  # kept beside the game: the game stays as built
+                    _TIERS[self] = tiers(self)
+                found = _TIERS[self]
+                return None if found is None else list(found)
 
             cls.tiers = cached
         init = cls.__dict__.get("__init__")
@@ -432,9 +435,14 @@ class Game:
         """The game's tiers, children before parents not required; None if it has none."""
         return None
 
-    # symmetry: set by solver.kernels.symmetry.apply on a game solved (or read) on canonical
-    # positions only; then `module` names the generated canonical wrapper of the rules
-    symmetry: bool = False
+    def known_tiers(self) -> list[Tier] | None:
+        """The tier list where it is built already (a huge one takes minutes), else None."""
+        found = _TIERS.get(self)
+        return None if found is None else list(found)
+
+    # a game by itself is numbered by hash slot; a solve on canonical positions numbers it
+    # otherwise beside it (solver/kernels/numbering.py), never by changing it
+    symmetry: ClassVar[bool] = False
 
     @_classproperty
     def has_symmetry(cls) -> bool:
@@ -512,7 +520,7 @@ def hash_tiers(hash_ctx, label, child_counts) -> list[Tier]:
     return out
 
 
-def _symmetric_tiers(game: Game, tiers: list[Tier]) -> list[Tier]:
+def symmetric_tiers(game: Game, tiers: list[Tier]) -> list[Tier]:
     """Tiers for a solve on canonical positions: a child's canonical form may lie in an
     image of its tier (Connect-4's mirror maps a height vector to its reverse), so each
     child tier brings its images. The image of tier T is taken as the tier of the canonical

@@ -10,7 +10,8 @@ import pytest
 from reference import WORDS  # noqa: F401  value code -> word, for the test files
 from reference import solve as reference_solve
 
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.storage.database import Database
 from solver.use.api import Solved
 

@@ -12,7 +12,7 @@ import pytest
 import solver.storage.database as database
 from games import get_game
 from solver.command.cli import main
-from solver.kernels.symmetry import apply
+from solver.kernels.numbering import Numbering
 from solver.methods.solve import solve
 from solver.storage.database import (
     ATTRIBUTES_DIGEST,
@@ -276,7 +276,7 @@ def test_every_method_writes_a_database_that_opens(tmp_path, capsys, name, varia
 
 
 def test_a_borrowed_solve_is_sealed(tmp_path, capsys):
-    solve(apply(get_game("tictactoe"), True), "tiers", root=tmp_path / "donor")
+    solve(Numbering(get_game("tictactoe"), True), "tiers", root=tmp_path / "donor")
     donor = group_path(tmp_path / "donor", get_game("tictactoe"))
     code, out, err = run(capsys, "tictactoe", "--method", "tiers", "--symmetry", "--borrow",
                          str(donor), "--db", str(tmp_path / "db"))

@@ -19,8 +19,9 @@ from games import baghchal
 from games.baghchal import BaghChal, line_tables
 from games.base import LOSE, PositionError, VariantError
 from games.common import mask_symmetry_cells, square_symmetries
-from solver.kernels.symmetry import apply
-from solver.methods.solve import applicable_methods, solve
+from solver.kernels.numbering import Numbering
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.storage.database import Database
 from solver.use.analysis import analyze
 from solver.use.api import Solved
@@ -511,7 +512,7 @@ def test_reduced_solve_answers_every_position(variant, method, plain_solves, tmp
     """Solved on canonical positions only, every position reachable in the unreduced
     solve answers exactly as there, through the database and the API."""
     proot, va, ra = plain_solves(variant)
-    game = apply(BaghChal(**variant), True)
+    game = Numbering(BaghChal(**variant), True)
     result = solve(game, method, root=tmp_path)
     vb, rb = arrays(game, tmp_path)
     reached = np.flatnonzero(va)

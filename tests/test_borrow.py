@@ -12,8 +12,8 @@ from test_morris import _SixFrom
 from games.base import GsolveError
 from games.morris import Morris
 from solver.command.cli import main
+from solver.kernels.numbering import Numbering
 from solver.kernels.records import LOSE, WIN
-from solver.kernels.symmetry import apply
 from solver.methods import speed
 from solver.methods.solve import solve
 from solver.runtime.progress import Progress
@@ -32,8 +32,8 @@ def six_dbs(tmp_path_factory):
     """Six on canonical positions, solved whole, and the sub-game from a late placement
     (a store that holds some of Six's tiers whole and others in part)."""
     root = tmp_path_factory.mktemp("borrow")
-    solve(apply(Morris(men=6), True), "tiers", root=root / "whole")
-    solve(apply(_SixFrom(), True), "tiers", root=root / "late")
+    solve(Numbering(Morris(men=6), True), "tiers", root=root / "whole")
+    solve(Numbering(_SixFrom(), True), "tiers", root=root / "late")
     return root, root / "whole" / "morris" / VARIANT, root / "late" / "morris" / VARIANT
 
 
@@ -43,7 +43,7 @@ def test_borrowed_solve_is_the_solve_byte_for_byte(six_dbs, donor, monkeypatch):
     store = whole if donor == "whole" else late
     shares = []
     monkeypatch.setattr(speed, "record_speed", lambda *a, share=1.0, **k: shares.append(share))
-    solve(apply(Morris(men=6), True), "tiers", root=root / f"from-{donor}", borrow=str(store))
+    solve(Numbering(Morris(men=6), True), "tiers", root=root / f"from-{donor}", borrow=str(store))
     # the speed this machine measured counts the work done here only: never a whole solve
     assert len(shares) == 1 and 0 < shares[0] < (0.5 if donor == "whole" else 1.0)
     value, rem, attrs = _arrays(root / f"from-{donor}" / "morris" / VARIANT)
@@ -79,7 +79,7 @@ def test_a_borrowed_solve_leaves_the_donors_work_out_of_its_eta(six_dbs, tmp_pat
     reach counts the movement solve that borrowing skips)."""
     _, whole, _ = six_dbs
     seen = _Shares()
-    solve(apply(Morris(men=6), True), "tiers", root=tmp_path / "db", borrow=str(whole),
+    solve(Numbering(Morris(men=6), True), "tiers", root=tmp_path / "db", borrow=str(whole),
           progress=seen)
     reach = [d for ph, d in seen.shares if ph == "reach"]
     assert reach and reach[-1] == pytest.approx(1.0)
@@ -96,7 +96,7 @@ def test_six_borrows_its_movement_phase_from_the_box(six_dbs, tmp_path):
     counts, _, _ = benchmark("morris_movement").solve_pairs(6, 4.0, store_dir=tmp_path / "box",
                                                             men=6)
     assert len(counts) == 16  # the ordered pairs 3-3 .. 6-6
-    solve(apply(Morris(men=6), True), "tiers", root=tmp_path / "db",
+    solve(Numbering(Morris(men=6), True), "tiers", root=tmp_path / "db",
           borrow=str(tmp_path / "box" / "db.partial"))
     value, rem, attrs = _arrays(tmp_path / "db" / "morris" / VARIANT)
     v0, r0, _ = _arrays(whole)
@@ -146,7 +146,7 @@ def test_borrow_stops_at_a_primitive_valued_otherwise(six_dbs, tmp_path):
     value[lost[len(lost) // 2]] = WIN
     g["value"][:] = value
     with pytest.raises(GsolveError, match="valued otherwise"):
-        solve(apply(Morris(men=6), True), "tiers", root=tmp_path / "db", borrow=str(bad))
+        solve(Numbering(Morris(men=6), True), "tiers", root=tmp_path / "db", borrow=str(bad))
 
 
 def _game(name):

@@ -38,9 +38,9 @@ GAMES = [("connect4", "width=5,height=4", False, "dfs", False),
 def _game(name, variant, symmetric):
     game = get_game(name, variant)
     if symmetric:
-        from solver.kernels.symmetry import apply
+        from solver.kernels.numbering import Numbering
 
-        apply(game, True)
+        game = Numbering(game, True)
     return game
 
 

@@ -10,7 +10,7 @@ import ref_cambio
 
 from games.base import LOSE, WIN, PositionError, VariantError
 from games.cambio import Cambio
-from solver.methods.solve import applicable_methods
+from solver.methods.registry import applicable_methods
 
 SMALL = (Cambio, {"size": 3})  # solved whole: conftest's `small` and `table`
 REFERENCE = (ref_cambio.Cambio, 3)

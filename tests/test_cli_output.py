@@ -101,7 +101,7 @@ def test_list_says_how_teeko_5x5_solves(capsys):
     """It said "too big to solve here", yet `--method tiers --symmetry` solves it in about
     a minute within 1 GiB (benchmarks/results/2026-11-24-teeko-5x5.md)."""
     from games import get_game
-    from solver.methods.solve import applicable_methods
+    from solver.methods.registry import applicable_methods
 
     code, out, _ = run(capsys, "list", "--json")
     rows = {r["game"]: r for r in json.loads(out)}

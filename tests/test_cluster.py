@@ -157,10 +157,10 @@ def test_local_workers_are_forked_with_gsolve_loaded_and_ignore_ctrl_c():
 
 def test_cluster_solve_with_symmetry_is_byte_identical(tmp_path):
     """Workers build the game from the registry and put it on canonical positions too."""
-    from solver.kernels.symmetry import apply
+    from solver.kernels.numbering import Numbering
     from solver.methods.solve import numbered
 
-    game = apply(get_game("quixo", "size=3"), True)
+    game = Numbering(get_game("quixo", "size=3"), True)
     solve(game, "retrograde", root=tmp_path / "ref")
     path = group_path(tmp_path / "cluster", game)
     summary = manager.solve_into(numbered(game), path, Counting(), fresh=True, workers=2,

@@ -75,9 +75,9 @@ def _run_options(game, words: list[str], **opts):
         elif w == "--memory":
             opts["memory"] = int(float(next(it)) * (1 << 30))
         elif w == "--symmetry":
-            from solver.kernels.symmetry import apply
+            from solver.kernels.numbering import Numbering
 
-            game = apply(get_game(game.name, game.variant_key), True)
+            game = Numbering(get_game(game.name, game.variant_key), True)
         elif w == "--db":
             next(it)
         else:

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from games import get_game
 from games.base import PositionError, VariantError
 from solver.command.cli import cli
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.use.api import Solved
 
 METHODS = applicable_methods(get_game("hanoi"))

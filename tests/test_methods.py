@@ -15,7 +15,8 @@ from games import get_game
 from games.base import GsolveError, Tier
 from games.registry import available
 from games.tictactoe import TicTacToe
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.storage.database import Database
 
 # variants small enough to solve with every method in a few seconds

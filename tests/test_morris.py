@@ -15,8 +15,9 @@ from checks import WORDS, benchmark, child_strings, slot_arrays
 from games import get_game
 from games.base import LOSE, PositionError, VariantError
 from games.morris import Morris
-from solver.kernels.symmetry import apply
-from solver.methods.solve import applicable_methods, solve
+from solver.kernels.numbering import Numbering
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.storage.database import Database
 from solver.use.analysis import analyze
 from solver.use.api import Solved
@@ -467,7 +468,7 @@ def test_three_reduced_solves_answer_as_unreduced(variant, reachable, tmp_path):
     canon = {plain.canonical(int(h)) for h in reached}
     assert len(reached) == reachable and len(canon) < len(reached) // 6
     for method in applicable_methods(plain):
-        sym = apply(get_game("morris", variant), True)
+        sym = Numbering(get_game("morris", variant), True)
         res = solve(sym, method, root=tmp_path / method)
         assert res.positions == len(canon), method
         b = Database.open(sym, tmp_path / method)
@@ -517,7 +518,7 @@ def test_six_reduced_solves_answer_as_unreduced(tmp_path):
     assert len(reached) > 1_000_000 and len(stored) < len(reached) // 15
     assert {WORDS[int(v)] for v in np.unique(va[reached])} == {"win", "lose", "draw"}
     for method in applicable_methods(plain):
-        sym = apply(_SixFrom(), True)
+        sym = Numbering(_SixFrom(), True)
         assert solve(sym, method, root=tmp_path / method).positions == len(stored), method
         b = Database.open(sym, tmp_path / method)
         assert b.attrs["index"] == "direct" and b.index.count == sym.canonical_size
@@ -564,7 +565,7 @@ def test_a_database_of_another_numbering_is_a_one_line_error(tmp_path, capsys):
     from solver.command.cli import main
     from solver.storage.database import group_path
 
-    solve(apply(get_game("morris"), True), "retrograde", root=tmp_path)
+    solve(Numbering(get_game("morris"), True), "retrograde", root=tmp_path)
     meta = group_path(tmp_path, get_game("morris")) / "zarr.json"
     doc = json.loads(meta.read_text())
     assert doc["attributes"]["index"] == "direct"
@@ -581,12 +582,11 @@ def test_a_numbered_symmetric_solve_is_planned_on_its_compact_tasks():
     """The memory a solve with symmetry is planned to hold (and refused for) is that of
     the tasks it will run: on the game's own numbering, canonical positions only."""
     from solver.engine.plan import BASE, plan
-    from solver.kernels.compact import view
     from solver.methods.estimate import tier_memory
 
-    game = apply(get_game("morris", "men=6"), True)
+    game = Numbering(get_game("morris", "men=6"), True)
     budget = 1 << 30
-    compact = plan(view(game), budget - BASE).largest + BASE
+    compact = plan(game.compact(), budget - BASE).largest + BASE
     assert tier_memory(game, budget) == compact
     assert compact < tier_memory(get_game("morris", "men=6"), budget)
 

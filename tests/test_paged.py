@@ -160,10 +160,10 @@ def test_a_killed_runs_scratch_is_removed(tmp_path, small, monkeypatch):
 def test_nine_runs_paged_within_8_gib():
     """Nine Men's Morris with symmetry, which the lean worker holds only in 11.4 GiB, is
     planned within 8 GiB: its largest loopy tier's solve paged."""
-    from solver.kernels.symmetry import apply
+    from solver.kernels.numbering import Numbering
     from solver.methods.estimate import tier_memory
 
-    game = apply(get_game("morris", "men=9"), True)
+    game = Numbering(get_game("morris", "men=9"), True)
     assert tier_memory(game, 8 << 30) <= 8 << 30
     assert memory.retro_bytes(game, lean=True) > 0
 
@@ -171,10 +171,10 @@ def test_nine_runs_paged_within_8_gib():
 def test_the_plan_counts_what_paging_costs():
     """Nine within 16 GiB runs no task paged: its plan's time is the timed one; within
     2 GiB its largest tasks run paged, each at least 2.6 times slower (measured)."""
-    from solver.kernels.symmetry import apply
+    from solver.kernels.numbering import Numbering
     from solver.methods.estimate import tier_plan
 
-    game = apply(get_game("morris", "men=9"), True)
+    game = Numbering(get_game("morris", "men=9"), True)
     assert tier_plan(game, 16 << 30)[1] == 1.0
     need, slow = tier_plan(game, 2 << 30)
     assert need <= 2 << 30 and 1.0 < slow < 2.6  # the small tasks are not paged

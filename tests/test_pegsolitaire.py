@@ -18,7 +18,8 @@ import games.pegsolitaire as peg_mod
 from games import get_game
 from games.base import PositionError, VariantError
 from solver.command.cli import cli
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.use.api import Solved
 
 WORD = {1: "lose", 4: "win"}

@@ -21,7 +21,8 @@ from checks import WORDS, reference_table
 from games.base import LOSE, TIE, PositionError
 from games.common import line_table
 from games.quarto import Quarto, cell_symmetries
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.use.api import Solved
 
 SMALL = [(2, 2), (2, 3), (2, 4), (3, 2)]

@@ -10,7 +10,7 @@ import ref_quixo
 
 from games.base import LOSE, WIN, PositionError, VariantError
 from games.quixo import Quixo
-from solver.methods.solve import applicable_methods
+from solver.methods.registry import applicable_methods
 
 SMALL = (Quixo, {"size": 3})  # solved whole: conftest's `small` and `table`
 REFERENCE = (ref_quixo.Quixo, 3)

@@ -10,7 +10,7 @@ import ref_teeko
 
 from games.base import LOSE, PositionError, VariantError
 from games.teeko import Teeko
-from solver.methods.solve import applicable_methods
+from solver.methods.registry import applicable_methods
 
 SMALL = (Teeko, {"size": 3, "pieces": 3})  # solved whole: conftest's `small` and `table`
 REFERENCE = (ref_teeko.Teeko, 3, 3)

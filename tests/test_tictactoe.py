@@ -5,7 +5,8 @@ import reference
 from checks import assert_queries_match, solve_matches_reference
 
 from games import get_game
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.use.api import Solved
 
 

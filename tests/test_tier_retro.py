@@ -17,9 +17,8 @@ from solver.engine import levels, loopy, manager, memory, solve_window, worker
 from solver.engine.memory import BASE
 from solver.engine.plan import plan
 from solver.kernels.codegen import kernels
-from solver.kernels.compact import view
+from solver.kernels.numbering import Numbering
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
-from solver.kernels.symmetry import apply
 from solver.methods import tiers
 from solver.methods.solve import solve
 
@@ -213,7 +212,7 @@ def test_a_tier_past_the_memory_runs_lean_to_the_same_bytes(tmp_path, monkeypatc
 def test_nine_mens_morris_with_symmetry_plans_within_a_16_gib_worker():
     """Nine's largest loopy tier (1.2 G canonical positions) is one task: the plan holds
     it, lean, in a 16 GiB worker, where at full speed it would need 50 GiB and more."""
-    game = view(apply(get_game("morris", "men=9"), True))
+    game = Numbering(get_game("morris", "men=9"), True).compact()
     budget = 16 << 30
     p = plan(game, budget - BASE)
     assert p.largest + BASE <= budget

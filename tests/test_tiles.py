@@ -14,7 +14,8 @@ import games.tiles as tiles_mod
 from games.base import PositionError, VariantError
 from games.tiles import Tiles
 from solver.command.cli import cli
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.use.api import Solved
 
 METHODS = applicable_methods(Tiles())

@@ -10,7 +10,8 @@ import ref_topitop
 
 from games.base import PositionError, VariantError
 from games.topitop import Topitop
-from solver.methods.solve import applicable_methods, solve
+from solver.methods.registry import applicable_methods
+from solver.methods.solve import solve
 from solver.use.api import Solved
 
 SMALL = (Topitop, {"castles": 1})  # solved whole: conftest's `small` and `table`

@@ -175,7 +175,7 @@ def test_a_move_into_a_tier_not_listed_is_an_error(tmp_path, small_chunks):
         listed = list(tiers)
         listed[t] = type(tiers[t])(tiers[t].label, tiers[t].start, tiers[t].stop,
                                    tuple(x for x in tiers[t].children if x != c))
-        wrong._tiers = listed
+        wrong.tiers = lambda listed=listed: list(listed)  # (the instance's own)
         p, _, _ = verify_tiers.tier_plan(wrong, budget, 1, 4096)
         task = next(k for k in p.tasks if k.a <= tiers[t].start < k.b)
         if not task.a <= tiers[c].start < task.b:  # the undeclared child in another task

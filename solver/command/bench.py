@@ -33,13 +33,13 @@ def run_benchmark(game: str, variant: str | None = None, method: str | None = No
     """One solve timed; with `symmetry`, on canonical positions only (its positions and
     bytes/pos then count canonical positions)."""
     from games.base import GsolveError
-    from solver.kernels.symmetry import apply
+    from solver.kernels.numbering import Numbering
     from solver.methods.estimate import check_fits, default_method
     from solver.methods.registry import applicable_methods, method_module
     from solver.methods.speed import record_speed
     from solver.runtime.parallel import threads
 
-    g = apply(get_game(game, variant), symmetry)
+    g = Numbering(get_game(game, variant), symmetry)
     method = method or default_method(g)
     module = method_module(method)
     if method not in applicable_methods(g):

@@ -109,11 +109,13 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
                                "--workers")
     if scheduler is not None:
         reach_scheduler(scheduler)
-    g = get_game(game, variant)
+    from solver.kernels.numbering import Numbering
+
+    g = Numbering(get_game(game, variant), symmetry)
     progress = for_command(f"{g.name} {g.variant_key}", quiet or as_json)
     try:
         result = run_solve(g, method, db, force, progress, wait=wait, memory=memory,
-                           workers=workers or 0, scheduler=scheduler, symmetry=symmetry,
+                           workers=workers or 0, scheduler=scheduler,
                            no_time_limit=no_time_limit, borrow=borrow)
     except OSError as e:
         if e.filename is None:  # a write deep in the store (a full disk): say where
@@ -329,12 +331,9 @@ def plan(game, variant, db, as_json, symmetry):
     """What a tiered solve of GAME would take, without solving: tiers, memory, disk, time."""
     from games import get_game
     from solver.command.plan import describe, make_plan
-    from solver.kernels.symmetry import apply
+    from solver.kernels.numbering import Numbering
 
-    g = get_game(game, variant)
-    if symmetry:
-        apply(g, True)
-    p = make_plan(g, db)
+    p = make_plan(Numbering(get_game(game, variant), symmetry), db)
     click.echo(json.dumps(p) if as_json else describe(p))
 
 

@@ -25,6 +25,7 @@ from solver.engine.memory import BASE
 from solver.engine.plan import check_tiers
 from solver.kernels.compact import CanonicalIndex
 from solver.kernels.direct import numbers_itself
+from solver.kernels.numbering import game_of
 from solver.storage.database import CHUNK, default_root
 
 GIB = 1 << 30
@@ -74,6 +75,7 @@ def canonical_shares(game: Game, tiers) -> list[float]:
     from solver.kernels.compact import count_canonical, orbit_share
     from solver.kernels.direct import DirectNumbering
 
+    game = game_of(game)  # (the game's slots, not a solve's numbering of them)
     if numbers_itself(game):  # the game's own numbering: exact, and free
         index = DirectNumbering(game)
         return [(index.rank(t.stop) - index.rank(t.start)) / t.size if t.size else 0.0
@@ -118,7 +120,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
             largest, at = ws, i
         least = max(least, memory.least_bytes(game, own, far, terms))
     stored = [round(t.size * x) for t, x in zip(tiers, share, strict=True)]
-    numbered = bool(game.symmetry) and numbers_itself(game)  # no index held then
+    numbered = bool(game.symmetry) and numbers_itself(game_of(game))  # no index held
     index = 0
     if game.symmetry and not numbered:
         index = CanonicalIndex.nbytes_for(game.hash_size, sum(stored))

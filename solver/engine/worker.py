@@ -47,6 +47,7 @@ from solver.engine import (
 from solver.engine.memory import FAR, PAGED, Strategy
 from solver.engine.task import Task, needs, window
 from solver.engine.taskio import REACHED, TEMPLATE, write_records
+from solver.kernels.numbering import Numbering
 from solver.kernels.records import WIN, join_records, record_dtype
 from solver.storage.database import create_array
 
@@ -147,21 +148,17 @@ def peak_rss() -> int:
 
 
 # -- running a task in a cluster worker ---------------------------------------------------
-_games: dict[tuple[str, str, bool], Game] = {}
+_games: dict[tuple[str, str, bool], Numbering] = {}
 
 
-def task_game(name: str, variant: str, symmetric: bool) -> Game:
-    """The game a task names, built once per worker process."""
+def task_game(name: str, variant: str, symmetric: bool) -> Numbering:
+    """The game a task names, by slot (on canonical slots when `symmetric`), built once
+    per worker process."""
     key = (name, variant, symmetric)
     if key not in _games:
         from games import get_game
 
-        game = get_game(name, variant)
-        if symmetric:
-            from solver.kernels.symmetry import apply
-
-            apply(game, True)
-        _games[key] = game
+        _games[key] = Numbering(get_game(name, variant), symmetric)
     return _games[key]
 
 
@@ -201,20 +198,19 @@ def run(phase: str, name: str, variant: str, store: str, task: Task, limit: int,
     return run_task(phase, game, store, task, limit, lock)
 
 
-_numbering: dict[tuple[str, str, str], Game] = {}
+_numbering: dict[tuple[str, str, str], Numbering] = {}
 
 
-def _numbered(game: Game, store: str) -> Game:
+def _numbered(game: Numbering, store: str) -> Numbering:
     """A symmetric game as the store numbers it: compact when the client wrote an index
     there (read once per worker process and store), else by hash slot."""
     key = (game.name, game.variant_key, store)
     if key not in _numbering:
-        from solver.kernels.compact import view
         from solver.storage.index import stored_index
         from solver.storage.stores import open_group
 
-        index = stored_index(open_group(store, "r"), game)
-        _numbering[key] = game if index is None else view(game, index)
+        index = stored_index(open_group(store, "r"), game.game)
+        _numbering[key] = game if index is None else game.compact(index)
     return _numbering[key]
 
 

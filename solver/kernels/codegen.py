@@ -158,6 +158,25 @@ def kernels(game_module: str, template: str):
     key = (game_module, template)
     if key in _loaded:
         return _loaded[key]
+    modname, src = _generated(game_module, template)
+    module = import_generated(modname, src)
+    _loaded[key] = module
+    return module
+
+
+def compiled(game_module: str, template: str) -> bool:
+    """Whether numba's cache holds compiled code of `template` bound to `game_module`
+    (else the first solve compiles it: seconds to minutes)."""
+    if (game_module, template) in _loaded:
+        return True
+    modname, _src = _generated(game_module, template)
+    folder = numba.config.CACHE_DIR  # (hashing/numba_cache.py; one subfolder a source folder)
+    return bool(folder) and any(Path(folder).glob(f"*/{modname}.*.nbi"))
+
+
+def _generated(game_module: str, template: str) -> tuple[str, str]:
+    """(module name, source) of the kernels of `template` bound to `game_module`: the
+    name carries a digest of every source the compiled code depends on."""
     digest = hashlib.sha256(numba.__version__.encode())
     for f in _dependencies(game_module, template):
         digest.update(f.name.encode())
@@ -170,9 +189,7 @@ def kernels(game_module: str, template: str):
     src = src.replace(MARKER, binding)
     modname = "gsolve_{}_{}_{}".format(
         template.rsplit(".", 1)[-1], game_module.rsplit(".", 1)[-1], digest.hexdigest()[:16])
-    module = import_generated(modname, src)
-    _loaded[key] = module
-    return module
+    return modname, src
 
 
 def import_generated(modname: str, src: str):

@@ -11,13 +11,14 @@ per hash slot (set where the slot is its own canonical form) with a rank directo
                 index) narrows a binary search over the blocks, then a word scan.
 
 The bits cost 1/8 byte a slot and the directories about 1/60, against the 2 to 3 bytes a
-slot (value, remoteness, reach byte, record) that every solver array saved. The compact
-game (`view`) is the canonical game renumbered: a generated module maps each index to its
-slot, calls the rules' canonical forms (solver/kernels/symmetry.py) and ranks every child
-and parent, so every solver, kernel and store runs on it unchanged and every method
-writes the same bytes. Readers canonicalize a position and rank it (solver/storage/
-database.py); the bits are stored in the database beside value and remoteness, so a
-reader need not find the canonical slots again.
+slot (value, remoteness, reach byte, record) that every solver array saved. A compact
+numbering (solver/kernels/numbering.py) is the canonical one renumbered: a generated
+module (`wrapper`) maps each index to its slot, calls the rules' canonical forms
+(solver/kernels/symmetry.py) and ranks every child and parent, so every solver, kernel
+and store runs on it unchanged and every method writes the same bytes. Readers
+canonicalize a position and rank it (solver/storage/database.py); the bits are stored in
+the database beside value and remoteness, so a reader need not find the canonical slots
+again.
 
 A game that numbers its canonical positions itself (`canonical_index`, solver/kernels/
 direct.py) needs none of this: `numbering` picks its numbering, and the generated module
@@ -34,8 +35,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from games.base import Game, Tier, game_functions
-from solver.kernels.direct import DirectNumbering, numbers_itself
+from games.base import Game, game_functions
+from solver.kernels.direct import DirectNumbering, numbers_itself, rules_module
 
 BLOCK = 512  # slots per rank-directory entry (8 words)
 SAMPLE = 512  # indices per select-directory entry
@@ -206,7 +207,7 @@ def build(game: Game) -> CanonicalIndex:
     from solver.runtime.parallel import run_blocks
 
     n = game.hash_size
-    k = wrapper(type(game).module)
+    k = wrapper(rules_module(game))
     cached = _cached(game)
     try:  # trusted only whole (its digest) and right (a sample of slots asked again)
         with np.load(cached) as f:
@@ -237,7 +238,7 @@ def count_canonical(game: Game, lo: int, hi: int) -> int:
     """How many slots of [lo, hi) are canonical, asked afresh (a plan's samples)."""
     from solver.kernels.symmetry import wrapper
 
-    k = wrapper(type(game).module)
+    k = wrapper(rules_module(game))
     first = lo // 64
     words = np.zeros(-(-hi // 64) - first, np.uint64)
     k.canonical_bits(game.ctx, words, first, game.hash_size, first, first + words.size,
@@ -253,7 +254,7 @@ def orbit_share(game: Game, hashes: np.ndarray) -> float:
 
     if not hashes.size:
         return 0.0
-    k = wrapper(type(game).module)
+    k = wrapper(rules_module(game))
     return float(k.orbit_share(game.ctx, hashes.astype(np.int64), game.scratch_size)
                  / hashes.size)
 
@@ -275,7 +276,7 @@ def _cached(game: Game):
     from solver.kernels.codegen import _dependencies, cache_dir
 
     digest = hashlib.sha256(f"{game.variant_key}/{game.hash_size}".encode())
-    for f in _dependencies(type(game).module, __name__):
+    for f in _dependencies(rules_module(game), __name__):
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
     folder = cache_dir().parent / "index"
@@ -423,55 +424,3 @@ def wrapper(sym_module: str, direct: str | None = None):
     if direct:
         digest.update(_module_file(direct).read_bytes())
     return import_generated(f"gsolve_compact_{sym_module}_{digest.hexdigest()[:12]}", src)
-
-
-@cache
-def _view_class(cls: type) -> type:
-    """The compact form of a game class: Python answers go through the plain game."""
-
-    def to_string(self, i):
-        return self.plain.to_string(self.compact_index.select(i))
-
-    def from_string(self, s):
-        return self.compact_index.rank(self.plain.canonical(self.plain.from_string(s)))
-
-    def move_name(self, i, code):
-        return self.plain.move_name(self.compact_index.select(i), code)
-
-    def primitive_value(self, i):
-        return self.plain.primitive_value(self.compact_index.select(i))
-
-    def moves(self, i):
-        return [(m, self.compact_index.rank(self.plain.canonical(c)))
-                for m, c in self.plain.moves(self.compact_index.select(i))]
-
-    def canonical(self, i):
-        return i
-
-    return type(f"Compact{cls.__name__}", (cls,), {
-        "__module__": cls.__module__, "__doc__": __doc__, "compact": True,
-        "to_string": to_string, "from_string": from_string, "move_name": move_name,
-        "primitive_value": primitive_value, "moves": moves, "canonical": canonical})
-
-
-def view(game: Game, index: CanonicalIndex | DirectNumbering | None = None) -> Game:
-    """`game` (set to symmetry) numbered by its canonical positions (`index`: `numbering`
-    when not given). The game object itself is left as it is: readers and the API keep
-    slots."""
-    if not game.symmetry:
-        raise ValueError("a compact game needs symmetry on")
-    index = index or numbering(game)
-    v = object.__new__(_view_class(type(game)))
-    v.__dict__.update(game.__dict__)
-    v.plain, v.compact_index = game, index
-    v.ctx = (game.ctx, *index.arrays())
-    v.hash_size = index.count
-    v.start = index.rank(game.start)
-    direct = type(game).module if index.kind == "direct" else None
-    v.module = wrapper(game.module, direct).__name__
-    tiers = game.tiers()
-    v.__dict__.pop("_tiers", None)
-    if tiers is not None:
-        v._tiers = [Tier(t.label, index.rank(t.start), index.rank(t.stop), t.children)
-                    for t in tiers]
-    return v

@@ -16,12 +16,20 @@ from numba import njit
 from games.base import Game
 
 
+def rules_module(game: Game) -> str:
+    """The module of `game`'s own functions (the game itself: a Numbering of it binds the
+    kernels elsewhere, solver/kernels/numbering.py)."""
+    if not isinstance(game, Game):
+        raise TypeError(f"{game!r} is not a game: pass the game a numbering numbers")
+    return type(game).module
+
+
 def numbers_itself(game: Game) -> bool:
     """Whether `game`'s module numbers its canonical positions (`canonical_index`) and
     this variant has a numbering (`canonical_size` not None)."""
     import importlib
 
-    return (hasattr(importlib.import_module(type(game).module), "canonical_index")
+    return (hasattr(importlib.import_module(rules_module(game)), "canonical_index")
             and getattr(game, "canonical_size", None) is not None)
 
 
@@ -36,7 +44,7 @@ class DirectNumbering:
     def __init__(self, game: Game):
         import importlib
 
-        mod = importlib.import_module(type(game).module)
+        mod = importlib.import_module(rules_module(game))
         self._index, self._slot = mod.canonical_index, mod.canonical_slot
         self.game, self.ctx = game, game.ctx
         self.slots, self.count = game.hash_size, int(game.canonical_size)

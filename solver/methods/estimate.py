@@ -30,11 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.base import Game, GsolveError
+from solver.kernels.numbering import Numbering, game_of
 from solver.methods.speed import (
     DISK_PER_SLOT,
     SYMMETRY_COST,
     assumed_rate,
     canonical_share,
+    compile_seconds,
     cores_for,
     factor,
     overhead,
@@ -65,6 +67,7 @@ class Estimate:
     cpu: float = 0.0  # planned CPU seconds
     idle: float = 0.0  # planned wall time on this machine with nothing else running
     budget: int = 0  # tiers: the memory budget it was planned in (0: none)
+    compile: float = 0.0  # of seconds: compiling kernels numba's cache lacks (a first run)
 
     @property
     def fits(self) -> bool:
@@ -116,10 +119,8 @@ def tier_plan(game: Game, budget: int, workers: int = 0) -> tuple[int, float]:
     from solver.engine.plan import plan
     from solver.kernels.direct import numbers_itself
 
-    if game.symmetry and numbers_itself(game):  # its own numbering, no index: the tasks
-        from solver.kernels.compact import view  # the compact solve will run
-
-        game = view(game)
+    if game.symmetry and numbers_itself(game.game):  # its own numbering, no index: the
+        game = game.compact()  # tasks the compact solve will run
     n = max(1, workers)
     p = plan(game, max(1, (budget - BASE * n) // n))
     return p.largest * n + BASE * n, p.slowdown()
@@ -182,8 +183,13 @@ def estimate(game: Game, method: str, available: int | None = None,
         from solver.engine.memory import BASE
 
         need = memory_need(game, method) + BASE
-    return Estimate(method, int(need), float(seconds), measured, have, disk_bytes, source,
-                    bound, float(cpu), float(idle), int(budget or 0))
+    first = compile_seconds(  # kernels not in numba's cache yet
+        _symmetric(game) if sym and not game.symmetry else game, method)
+    if first:
+        source += f"; plus about {duration(first)} compiling its kernels (a first run)"
+    return Estimate(method, int(need), float(seconds + first), measured, have, disk_bytes,
+                    source, bound, float(cpu + first), float(idle + first),
+                    int(budget or 0), float(first))
 
 
 def _methods(game: Game) -> list[str]:
@@ -194,7 +200,7 @@ def _methods(game: Game) -> list[str]:
     out = []
     for m in METHODS:
         if m == "tiers":
-            if type(game).tiers is not Game.tiers:
+            if type(game_of(game)).tiers is not Game.tiers:
                 out.append(m)
         elif method_module(m).applies(game):
             out.append(m)
@@ -310,16 +316,9 @@ def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> 
     raise GsolveError(line)
 
 
-def _symmetric(game: Game) -> Game:
-    """The same game variant set to solve canonical positions only (kept on the game)."""
-    got = game.__dict__.get("_estimate_symmetric")
-    if got is None:
-        from games import get_game
-        from solver.kernels.symmetry import apply
-
-        got = apply(get_game(game.name, game.variant), True)  # (a key is 'default')
-        game.__dict__["_estimate_symmetric"] = got
-    return got
+def _symmetric(game: Game) -> Numbering:
+    """The same game numbered on canonical slots."""
+    return Numbering.of(game, True)
 
 
 def _suggestion(game, asked, memory, workers, root, have, no_time_limit):
@@ -373,9 +372,9 @@ def _suggestion(game, asked, memory, workers, root, have, no_time_limit):
 
 def long_note(game: Game, est: Estimate) -> str | None:
     """The line announcing a solve planned to take more than LONG seconds."""
-    if est.seconds < LONG:
+    if est.seconds - est.compile < LONG:  # (a first run's compile: the progress says so)
         return None
-    per_second = game.hash_size / max(est.seconds, 1e-9)
+    per_second = game.hash_size / max(est.seconds - est.compile, 1e-9)
     return (f"{game.describe()} with {est.method}: estimated {duration(est.seconds)} "
             f"({game.hash_size:,} hash slots at about {per_second:,.0f}/s; {est.source}), "
             f"{size(est.bytes)} memory, {size(est.disk)} disk")

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from games.base import Game, GsolveError
+from solver.kernels.numbering import Numbering
 from solver.methods import estimate, speed
-from solver.methods.registry import applicable_methods, method_module, resumable_method
+from solver.methods.registry import method_module, resumable_method
 from solver.runtime.progress import Progress
 from solver.storage import stores
 from solver.storage.database import (
@@ -84,18 +85,16 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
     from solver.storage.lock import writer_lock
 
     progress = progress or Progress()
-    if symmetry:
-        from solver.kernels.symmetry import apply
-
-        apply(game, True)
+    game = Numbering.of(game, symmetry)
     opts = {"memory": memory, "workers": workers, "scheduler": scheduler, "borrow": borrow,
             "strategy": strategy}  # strategy: a tiered solve's task modes (tests)
+    method = choose_method(game, method, root, force, opts)
     est = None if _solved(group_path(root, game), game, force) else _plan(
-        game, method, root, force, opts, no_time_limit)
+        game, method, root, opts, no_time_limit)
+    method = est.method if est else method or default_method(game)
     with writer_lock(group_path(root, game), game.describe(), wait,
                      lambda who: progress.update("waiting for", 1, who)):
-        return _solve_locked(game, est.method if est else method, root, force, progress,
-                             opts, est)
+        return _solve_locked(game, method, root, force, progress, opts, est)
 
 
 def _solved(path, game: Game, force: bool) -> bool:
@@ -112,47 +111,49 @@ def _solved(path, game: Game, force: bool) -> bool:
     return bool(attrs.get("complete")) and bool(attrs.get("symmetry")) == game.symmetry
 
 
-def _plan(game: Game, method: str | None, root, force: bool, opts: dict,
-          no_time_limit: bool):
-    """The method this solve will use and its plan; GsolveError (nothing written) when it
-    cannot finish. Decided as `_solve_locked` decides, without building a tier list where
-    a method is named or the plan is hopeless."""
+def choose_method(game: Numbering, method: str | None, root, force: bool,
+                  opts: dict) -> str | None:
+    """The method a solve uses, decided once: the one asked for; else the tiered one where
+    an option of the tier manager is given (--memory, --workers, --scheduler, --borrow:
+    solver/engine/manager.py) or an interrupted tiered solve waits to resume (unless
+    `force`); else None: the default, which the plan picks. GsolveError (nothing written)
+    where the method does not apply or the options go with another. Builds no tier list
+    (the class says whether the game has tiers)."""
     tiered = resumable_method()
-    has_tiers = method_module(tiered).applies(type(game))  # the class: builds no tier list
-    if method is None and has_tiers and (any(opts.values())  # options of the tiered method
-                                         or not force and _resumable(group_path(root, game))):
+    opts = {k: v for k, v in opts.items() if v}
+    has_tiers = method_module(tiered).applies(type(game.game))
+    if method is None and has_tiers and (
+            opts or not force and _resumable(group_path(root, game))):
         method = tiered
+    if opts and method != tiered:
+        raise GsolveError("--memory, --workers, --scheduler and --borrow apply to --method "
+                          f"{tiered}" + ("" if has_tiers else f", which {game.name} lacks"))
     module = None if method is None else method_module(method)
     if module is not None and not module.applies(
-            type(game) if module.WRITES_AS_IT_GOES else game):
+            type(game.game) if module.WRITES_AS_IT_GOES else game):
         raise GsolveError(module.why_not(game))
+    return method
+
+
+def _plan(game: Numbering, method: str | None, root, opts: dict, no_time_limit: bool):
+    """The plan of this solve (`method` None: the default's); GsolveError (nothing
+    written) when it cannot finish."""
     from solver.engine.manager import default_budget
 
+    module = None if method is None else method_module(method)
     workers = opts.get("workers") or 0
     return estimate.check_solve(game, method, opts.get("memory") or (
         default_budget() if module is not None and module.WRITES_AS_IT_GOES else None),
         workers, no_time_limit, root)
 
 
-def _solve_locked(game: Game, method: str | None, root: str | Path | None, force: bool,
+def _solve_locked(game: Numbering, method: str, root: str | Path | None, force: bool,
                   progress: Progress, tier_opts: dict | None = None,
                   est=None) -> SolveResult:
-    methods = applicable_methods(game)
-    tiered = resumable_method()
-    # --memory, --workers, --scheduler, --borrow: options of the tier manager
-    # (solver/engine/manager.py)
+    """The solve, under the variant's writer lock, by the method `choose_method` chose."""
     tier_opts = {k: v for k, v in (tier_opts or {}).items() if v}
-    if (tier_opts.get("workers") or tier_opts.get("scheduler")) and method is None:
-        method = tiered if tiered in methods else None
-    if tier_opts and (method or default_method(game)) != tiered:
-        raise GsolveError("--memory, --workers, --scheduler and --borrow apply to --method "
-                          f"{tiered}"
-                          + ("" if tiered in methods else f", which {game.name} lacks"))
-    # an interrupted tiered solve is resumed unless another method is asked for
-    resume = tiered in methods and not force and _resumable(group_path(root, game))
-    method = method or (tiered if resume else default_method(game))
     module = method_module(method)
-    if method not in methods:
+    if not module.applies(game):  # (the instance: a tiered game's variant may have none)
         raise GsolveError(module.why_not(game))
     path = group_path(root, game)
     if not force:
@@ -191,7 +192,9 @@ def _solve_locked(game: Game, method: str | None, root: str | Path | None, force
     if local:
         progress.stage("loading compiled kernels (a game's first run compiles them: "
                        "up to minutes)")
+        tw = time.perf_counter()
         module.warm_up(game)  # (a cluster's workers load their own, as it starts)
+        speed.record_compile(plain, method, time.perf_counter() - tw)
     t1, c1 = time.perf_counter() - ti, _cpu() - ci
     # a resumed or stopped solve did part of the work (`run["share"]`)
     whole = not (partial_path(path).exists() and not force)
@@ -238,25 +241,23 @@ def _self_check(game: Game, path, tiered: bool):
     return store_check(game, path, tiered)
 
 
-def numbered(game: Game, partial=None) -> Game:
-    """The game the methods solve: with symmetry, its compact form (canonical positions
-    only, each at its own index: solver/kernels/compact.py), else the game itself. The
+def numbered(game: Numbering, partial=None) -> Numbering:
+    """The numbering the methods solve: with symmetry, the compact one (canonical positions
+    only, each at its own index: solver/kernels/compact.py), else `game` itself. The
     index is read from the store of an interrupted solve at `partial` when it has one
     (finding it again costs Six 11 CPU seconds), else found."""
     if not game.symmetry:
         return game
-    from solver.kernels.compact import view
-
     if partial is not None and isinstance(partial, Path) and (partial / "zarr.json").exists():
         from solver.storage.index import stored_index
 
         try:
-            index = stored_index(stores.open_group(partial, "r"), game)
+            index = stored_index(stores.open_group(partial, "r"), game.game)
             if index is not None:
-                return view(game, index)
+                return game.compact(index)
         except Exception:  # damaged or foreign: the solve judges the store itself
             pass
-    return view(game)
+    return game.compact()
 
 
 def _cpu() -> float:

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from games.base import Game
+from solver.kernels.numbering import game_of
 
 # CPU seconds of a solve per second of `base` (see above), fitted on this project's
 # measured solves: Connect-4 5x5 and 6x5 tiers, Quixo 4x4 retrograde, Quixo and Teeko
@@ -56,7 +57,7 @@ def sample(game: Game) -> Sample | None:
     """Time this game's kernel on random ranges of its hash (about SAMPLE_SECONDS; kept on
     the game). Each slot of a range is expanded once, as a solve expands a reached
     position; None where the kernel cannot be had."""
-    cached = game.__dict__.get("_estimate_sample")
+    cached = _SAMPLES.get(_sample_key(game))
     if cached is not None:
         return cached
     if game.hash_size <= SMALL:  # seconds at most: not worth a kernel's first compile
@@ -93,8 +94,16 @@ def sample(game: Game) -> Sample | None:
     if game.symmetry:
         share = canonical_share(game, states, width)
     s = Sample(spent / max(1, slots), share, slots, time.perf_counter() - t0)
-    game.__dict__["_estimate_sample"] = s
+    _SAMPLES[_sample_key(game)] = s
     return s
+
+
+_SAMPLES: dict[tuple, Sample] = {}  # by what was timed: the kernels' module and variant
+_SHARES: dict[tuple, float] = {}
+
+
+def _sample_key(game) -> tuple:
+    return (game_of(game).module, game.module, game.variant_key, game.hash_size)
 
 
 def canonical_share(game: Game, starts: list[int] | None = None, width: int = 256) -> float:
@@ -103,7 +112,8 @@ def canonical_share(game: Game, starts: list[int] | None = None, width: int = 25
     only."""
     from solver.kernels.compact import orbit_share
 
-    cached = game.__dict__.get("_estimate_share")
+    game = game_of(game)  # (the game's slots)
+    cached = _SHARES.get(_sample_key(game))
     if cached is not None:
         return cached
     if starts is None:
@@ -112,7 +122,7 @@ def canonical_share(game: Game, starts: list[int] | None = None, width: int = 25
     hashes = np.concatenate([np.arange(lo, min(game.hash_size, lo + min(width, 256)))
                              for lo in starts]).astype(np.int64)
     share = max(orbit_share(game, hashes), 1e-12)
-    game.__dict__["_estimate_share"] = share
+    _SHARES[_sample_key(game)] = share
     return share
 
 
@@ -167,7 +177,7 @@ def factor(game: Game, method: str, symmetry: bool | None = None
 def overhead(game: Game, method: str) -> float:
     """CPU seconds of a solve besides its positions: start-up, and per tier (counted where
     the tier list is already built: a huge one takes minutes to build)."""
-    tiers = game.__dict__.get("_tiers") if method == "tiers" else None
+    tiers = game.known_tiers() if method == "tiers" else None
     return START.get(method, START_STORE) + PER_TIER * (len(tiers) if tiers else 0)
 
 
@@ -196,11 +206,11 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     Morris Six's made the full game's plan 15 times too short)."""
     from games.registry import game_class
 
-    s = game.__dict__.get("_estimate_sample")
+    s = _SAMPLES.get(_sample_key(game))
     if seconds < (MIN_MEASURED if share >= 1.0 else PART_MEASURED) or cpu is None \
             or s is None or s.base(game) <= 0 or not 0.0 < share <= 1.0:
         return
-    if type(game) is not game_class(game.name):
+    if type(game_of(game)) is not game_class(game.name):
         return
     data = _measured()
     seen = data.setdefault(game.name, {})
@@ -227,14 +237,7 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
                  "parallel": round(max(1.0, parallel), 3), "slots": int(game.hash_size),
                  "variant": game.variant_key, "seconds": round(seconds, 2),
                  "cpu_seconds": round(cpu, 2), "share": round(share, 4)}
-    path = _speed_file()
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs the estimates their accuracy
+    _write_measured(data)
 
 
 def stored_disk(game: Game, root=None) -> tuple[float, str] | None:
@@ -273,3 +276,57 @@ def assumed_rate(game: Game | type[Game], method: str) -> float:
     if method == "tiers":
         return TIERS_RATE[bool(game.loopy)]
     return ASSUMED_RATE[method]
+
+
+def _write_measured(data: dict) -> None:
+    path = _speed_file()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the estimates their accuracy
+
+
+# -- compiling ----------------------------------------------------------------------------
+# CPU seconds a method's first solve of a game spends compiling its kernels where this
+# machine measured none (2 cores here, from a cold cache: 30 to 308 s, Nine Men's Morris 177)
+DEFAULT_COMPILE = {"dfs": 30.0, "bottomup": 40.0, "retrograde": 60.0, "tiers": 120.0}
+TEMPLATES = {"dfs": "solver.kernels.dfs", "bottomup": "solver.kernels.bottomup",
+             "retrograde": "solver.kernels.retrograde", "tiers": "solver.kernels.tiers"}
+
+
+def compile_seconds(game: Game, method: str) -> float:
+    """Seconds a solve of `game` by `method` spends compiling kernels first: 0 where
+    numba's cache holds them, else what this machine took last time (`record_compile`),
+    else DEFAULT_COMPILE."""
+    from solver.kernels.codegen import compiled
+    from solver.kernels.numbering import solve_module
+
+    if method not in TEMPLATES or compiled(solve_module(game), TEMPLATES[method]):
+        return 0.0
+    seen = _measured().get(game.name, {})
+    got = seen.get(_key(game, method).replace("factor:", "compile:")) if isinstance(
+        seen, dict) else None
+    return float(got) if isinstance(got, (int, float)) and got > 0 else \
+        DEFAULT_COMPILE[method]
+
+
+def record_compile(game: Game, method: str, seconds: float) -> None:
+    """Remember how long a solve's kernels took to compile (a load from the cache, under
+    a second, is no compile)."""
+    if seconds < 1.0 or type(game_of(game)) is not _registered(game.name):
+        return
+    data = _measured()
+    seen = data.setdefault(game.name, {})
+    if not isinstance(seen, dict):
+        seen = data[game.name] = {}
+    seen[_key(game, method).replace("factor:", "compile:")] = round(seconds, 1)
+    _write_measured(data)
+
+
+def _registered(name: str):
+    from games.registry import game_class
+
+    return game_class(name)

@@ -99,13 +99,8 @@ def verify(game: Game, root: str | Path | None = None, progress: Progress | None
             bad_chunks.append((c, text))
         else:
             report.add(text)
-    if db.attrs.get("symmetry") and not getattr(game, "symmetry", False):
-        from solver.kernels.symmetry import apply  # canonical positions only: walk those
-
-        apply(game, True)
-        report.symmetry = True
-    if db.index is not None:  # compact: positions by canonical index
-        game = db.numbered_game()
+    game = db.numbered_game()  # canonical positions only, compact: walk as they are stored
+    report.symmetry = game.symmetry
     budget = memory or default_memory()
     whole = game.hash_size * (2 + db.remoteness_array.dtype.itemsize)
     if positions is not None:

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from games.base import Game, GsolveError
+from solver.kernels.numbering import Numbering
 from solver.storage import stores
 from solver.storage.index import KINDS, numbered_game, read_index
 from solver.storage.sealing import (
@@ -156,7 +157,7 @@ class Database:
 
     def __init__(self, path: Location, game: Game, check: bool = True):
         self.path = path
-        game = getattr(game, "plain", game)  # a compact game: the slots it numbers
+        game = game.game if isinstance(game, Numbering) else game  # answered by slot
         self.game = game
         if not (path / "zarr.json").exists():
             raise _missing(path, game)
@@ -367,8 +368,8 @@ class Database:
     def nchunks(self) -> int:
         return -(-self.size // self._chunk)
 
-    def numbered_game(self) -> Game:
-        """The game as the arrays number it (a new object when that differs)."""
+    def numbered_game(self) -> Numbering:
+        """The numbering of the arrays: by slot, canonical slots, or compact."""
         return numbered_game(self.game, self.symmetric, self.index)
 
     def chunks(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:

@@ -12,26 +12,28 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Game
+from solver.kernels.numbering import Numbering
 
 INDEX = "index"  # the canonical slots of a compact database (solver/kernels/compact.py)
 KINDS = ("canonical", "direct")  # attribute `index`: stored bits, or the game's numbering
 
 
-def numbering(game: Game) -> dict:
+def numbering(game: Numbering) -> dict:
     """The attributes that say how a database's arrays are indexed: by hash slot, or
-    (a compact game, solver/kernels/compact.py) by canonical index, with the slot count
-    and a digest of the index."""
-    index = getattr(game, "compact_index", None)
+    (a compact numbering, solver/kernels/compact.py) by canonical index, with the slot
+    count and a digest of the index."""
+    index = game.index if isinstance(game, Numbering) else None
     if index is None:
         return {"hash_size": int(game.hash_size)}
     return {"hash_size": int(index.slots), "index": index.kind, "stored": int(index.count),
             "index_digest": index.digest()}
 
 
-def write_index(group, game: Game, create_array) -> None:
-    """Store the canonical slots of a compact game beside its arrays (readers rank with
-    them instead of finding the canonical slots again); `create_array` as database.py's."""
-    index = getattr(game, "compact_index", None)
+def write_index(group, game: Numbering, create_array) -> None:
+    """Store the canonical slots of a compact numbering beside its arrays (readers rank
+    with them instead of finding the canonical slots again); `create_array` as
+    database.py's."""
+    index = game.index if isinstance(game, Numbering) else None
     if index is not None and index.kind == "canonical":
         create_array(group, INDEX, index.words.shape, np.uint64, chunk=1 << 17,
                      overwrite=True)[:] = index.words
@@ -47,7 +49,7 @@ def read_index(group, attrs: dict, game: Game):
     if attrs.get("index") == "direct":
         if not numbers_itself(game):
             raise ValueError(f"{game.name} no longer numbers its canonical positions")
-        index = DirectNumbering(getattr(game, "plain", game))
+        index = DirectNumbering(game)
         what = "its numbering of canonical positions is not the game's"
     else:
         index = CanonicalIndex(group[INDEX][:], int(attrs["hash_size"]))
@@ -66,18 +68,8 @@ def stored_index(group, game: Game):
     return read_index(group, attrs, game)
 
 
-def numbered_game(game: Game, symmetric: bool, index) -> Game:
-    """`game` as a database's arrays number it: set to symmetry when it was solved so
-    (a copy), and compact when it has an index."""
-    import copy
-
-    if not symmetric:
-        return game
-    from solver.kernels.symmetry import apply
-
-    game = game if game.symmetry else apply(copy.copy(game), True)
-    if index is None:
-        return game
-    from solver.kernels.compact import view
-
-    return view(game, index)
+def numbered_game(game: Game, symmetric: bool, index) -> Numbering:
+    """`game` as a database's arrays number it: by slot, on canonical slots when it was
+    solved so, and compact when it has an index."""
+    num = Numbering(game, symmetric)
+    return num if index is None else num.compact(index)
