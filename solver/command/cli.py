@@ -394,13 +394,18 @@ def _stopped(message: str, code: int, argv) -> int:
         _ending.acquire()
     click.echo(message, err=True)
     if argv is None:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
+        end_now(code)
     return code
+
+
+def end_now(code: int) -> None:
+    """End the process with `code` at once, its output flushed (no threads joined)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def main(argv=None) -> int:

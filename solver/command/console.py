@@ -60,13 +60,10 @@ def _end_within(seconds: float, code: int) -> None:
     import threading
     import time
 
+    from solver.command.cli import end_now
+
     def end():
         time.sleep(seconds)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
+        end_now(code)
 
     threading.Thread(target=end, name="gsolve-exit", daemon=True).start()

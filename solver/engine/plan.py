@@ -233,7 +233,8 @@ def _cut(tiers, starts, loopy, n, chunk, fits, max_task, level=None, spread=1) -
             more = kid_slots + sum(tiers[c].size for c in new)
             if not fits(b2 - a, more):
                 break
-            b, kids, kid_slots = b2, kids | new, more
+            kids |= new  # (in place: a copy a step made cutting 8x4 quadratic, 53 s)
+            b, kid_slots = b2, more
         cuts.append(b)
         a = b
     return cuts
