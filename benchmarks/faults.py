@@ -199,10 +199,11 @@ def _solve(argv: list[str]) -> None:
     if os.environ.get("FAULTS_LEAN") or os.environ.get("FAULTS_PAGED"):
         import functools
 
-        from solver.engine import manager, taskio
+        from solver.engine import manager
+        from solver.engine import task as engine_task
         from solver.engine.memory import LEAN, PAGED, Strategy
 
-        taskio.WRITE = chunk
+        engine_task.WRITE = chunk  # the task's writes a chunk at a time
         forced = Strategy(solve=LEAN)  # every task's solve in the lean mode
         if os.environ.get("FAULTS_PAGED"):  # ... or paged, and every reach too
             part, page, *level = map(int, os.environ["FAULTS_PAGED"].split(","))

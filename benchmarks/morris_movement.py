@@ -115,7 +115,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     black = most if black is None else black
     from games.morris import Morris
     from solver.engine import plan, worker
-    from solver.engine.taskio import REACHED
+    from solver.engine.task import REACHED
     from solver.kernels.numbering import Numbering
     from solver.kernels.records import DRAW, LOSE, WIN
     from solver.storage.chunkio import sync_written

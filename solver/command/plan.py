@@ -40,7 +40,7 @@ def _sample(game: Game, tier) -> tuple[int, int]:
     the chunk's first CHUNK / (4 children) slots stand for it, their far ranges scaled."""
     import numpy as np
 
-    from solver.engine.taskio import TEMPLATE, spans, unique
+    from solver.engine.task import TEMPLATE, spans, unique
     from solver.kernels.codegen import kernels
 
     if tier.size == 0:

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver.engine.task import Task
-from solver.engine.taskio import REACHED, TEMPLATE, WRITE, write_records
+from solver.engine.task import REACHED, TEMPLATE, WRITE, Task, write_records
 from solver.kernels.records import adopt_records, record_dtype
 from solver.runtime.parallel import call
 from solver.storage.index import numbering

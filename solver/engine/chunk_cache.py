@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver.engine.taskio import REACHED
+from solver.engine.task import REACHED
 from solver.storage.chunkio import chunk_array, span
 
 if TYPE_CHECKING:

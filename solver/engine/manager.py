@@ -18,8 +18,7 @@ from solver.engine.chunk_cache import CachedGroup, ChunkCache
 from solver.engine.memory import Strategy, default_budget
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
 from solver.engine.record import Record
-from solver.engine.task import needs, outside
-from solver.engine.taskio import REACHED
+from solver.engine.task import REACHED, needs, outside
 from solver.engine.worker import peak_rss
 from solver.engine.writer import Writer
 from solver.kernels.records import LOSE, TIE, WIN
@@ -291,7 +290,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
     """The value chunks each unsolved task's solve reads outside its own range (the parts
-    `taskio.load_records` reads), counted per chunk into the cache, one count for value and
+    `task.load_records` reads), counted per chunk into the cache, one count for value and
     remoteness: a chunk is kept from its write (or first read) to its last reader, and one
     no later task reads is never kept. Quixo's tasks hold most of their children, so its
     cache holds 0.34x the hash at most instead of every task's values until its parents

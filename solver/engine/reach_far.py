@@ -9,8 +9,17 @@ import numpy as np
 
 from games.base import Game
 from solver.engine.memory import block_slots
-from solver.engine.task import Task, parents_first
-from solver.engine.taskio import REACHED, TEMPLATE, holder, own_marks, put, spans, unique
+from solver.engine.task import (
+    REACHED,
+    TEMPLATE,
+    Task,
+    holder,
+    own_marks,
+    parents_first,
+    put,
+    spans,
+    unique,
+)
 from solver.runtime.parallel import call, executor, threads
 
 MERGE = 16  # sorted parts of far children kept before they are merged into one

@@ -21,8 +21,7 @@ from games.base import Game
 from solver.engine import memory
 from solver.engine.memory import NOTES, REACH_BUFFER
 from solver.engine.scratch import Parts, Scratch
-from solver.engine.task import Task, window
-from solver.engine.taskio import REACHED, TEMPLATE, holder, own_marks, push_window, put
+from solver.engine.task import REACHED, TEMPLATE, Task, holder, own_marks, push_window, put, window
 from solver.runtime.parallel import call, executor, threads
 
 

@@ -9,8 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Game
-from solver.engine.task import Task, parents_first, window
-from solver.engine.taskio import REACHED, TEMPLATE, holder, own_marks, push_window, put
+from solver.engine.task import (
+    REACHED,
+    TEMPLATE,
+    Task,
+    holder,
+    own_marks,
+    parents_first,
+    push_window,
+    put,
+    window,
+)
 from solver.runtime.parallel import run_blocks
 
 

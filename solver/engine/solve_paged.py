@@ -23,8 +23,7 @@ from solver.engine import memory
 from solver.engine.levels import event_levels, too_far
 from solver.engine.memory import GIB, counter_dtype, max_parents, paged_batch, pool_bytes
 from solver.engine.scratch import Parts, Scratch
-from solver.engine.task import Task, outside, runs, window
-from solver.engine.taskio import REACHED, TEMPLATE, load_records
+from solver.engine.task import REACHED, TEMPLATE, Task, load_records, outside, runs, window
 from solver.kernels.records import (
     DRAW,
     LOSE,

@@ -11,8 +11,17 @@ import numpy as np
 
 from games.base import Game
 from solver.engine import loopy
-from solver.engine.task import Task, outside, runs, side_by_side, window
-from solver.engine.taskio import REACHED, TEMPLATE, load_records, write_records
+from solver.engine.task import (
+    REACHED,
+    TEMPLATE,
+    Task,
+    load_records,
+    outside,
+    runs,
+    side_by_side,
+    window,
+    write_records,
+)
 from solver.kernels.records import record_dtype
 from solver.runtime.parallel import run_apart, run_blocks, threads
 

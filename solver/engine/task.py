@@ -1,12 +1,21 @@
-"""A task of a tiered solve: what the manager hands a worker (plain data, so it pickles to a
-cluster), and the hash ranges it reads: its own range and the parts of its child tiers,
-laid end to end in one window array."""
+"""A task of a tiered solve and its reads and writes of the store.
+
+The task is what the manager hands a worker (plain data, so it pickles to a cluster), and
+the hash ranges it reads: its own range and the parts of its child tiers, laid end to end
+in one window array. Its reads and writes, shared by the modes of the tier worker
+(engine/reach_*.py, engine/solve_*.py): the reach bytes pushed to child tasks, child
+records read into a window, records written a piece at a time. A write may be queued
+(engine/writer.py): the arrays given to it are never changed after."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
+
+from solver.engine.memory import WRITE
+from solver.kernels.records import join_records, nonzero_spans, record_summary, split_records
 
 
 @dataclass(frozen=True)
@@ -129,3 +138,153 @@ def merge(spans):
         else:
             out.append([s, e])
     return [(s, e) for s, e in out]
+
+
+# -- its reads and writes of the store ---------------------------------------------------
+GAP = 1 << 16  # far children further apart than this start a new window range
+REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
+TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
+
+
+def holder(lock):
+    """`lock(chunks)` where given, else a lock that holds nothing (a single process)."""
+    return lock or (lambda chunks: contextlib.nullcontext())
+
+
+def own_marks(arr, game, a: int, b: int, own: np.ndarray) -> None:
+    """The reach bytes of [a, b) as the task's parents left them (an earlier try of the
+    task starts over), the start marked."""
+    own[:] = arr[a:b] != 0
+    if a <= game.start < b:
+        own[game.start - a] = 1
+
+
+def unique(x: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (by sorting: numpy's hashing unique is slower on these)."""
+    x = np.sort(x)
+    if x.size < 2:
+        return x
+    keep = np.empty(x.size, bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]
+
+
+def spans(far: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, stops) of sorted distinct hashes, a new range where they are more than GAP
+    apart: the child ranges a solve reads."""
+    if not far.size:
+        return far, far
+    breaks = np.flatnonzero(np.diff(far) > GAP)
+    return (far[np.concatenate(([0], breaks + 1))],
+            far[np.concatenate((breaks, [far.size - 1]))] + 1)
+
+
+def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Push the marks of the window (or of its slots at.., in win[]) outside the task's
+    own range into the store (the larger byte wins, chunk by chunk; chunks without a mark
+    are not touched). Returns the marked ranges (starts, stops), GAP apart: what the
+    solve phase reads."""
+    chunk, n = arr.chunks[0], arr.shape[0]
+    jobs: dict[int, list] = {}
+    starts, stops = [], []
+    for w, x, y in outside(task):
+        lo, hi = max(w, at), min(w + y - x, at + win.size)
+        if lo >= hi:
+            continue
+        w, x, y = lo, x + lo - w, x + hi - w
+        part = win[w - at:w - at + y - x]
+        st = np.empty(part.size // (GAP + 1) + 1, np.int64)
+        sp = np.empty_like(st)
+        m = nonzero_spans(part, GAP, st, sp)
+        starts.append(st[:m] + x)
+        stops.append(sp[:m] + x)
+        for s0, e0 in zip((st[:m] + x).tolist(), (sp[:m] + x).tolist(), strict=True):
+            for c in range(s0 // chunk, (e0 - 1) // chunk + 1):
+                s, e = max(s0, c * chunk), min(e0, (c + 1) * chunk)
+                jobs.setdefault(c, []).append((s, part[s - x:e - x]))
+    with hold(sorted(jobs)):
+        for c, marks in sorted(jobs.items()):
+            lo, hi = c * chunk, min(n, (c + 1) * chunk)
+            cur = arr[lo:hi]
+            for s, mk in marks:
+                view = cur[s - lo:s - lo + mk.size]
+                np.maximum(view, mk, out=view)
+            arr[lo:hi] = cur
+    if not starts:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(starts), np.concatenate(stops)
+
+
+def put(pairs, lo: int, hi: int, lock=None) -> None:
+    """arr[lo:hi] = data for each (arr, data) of arrays chunked alike; the chunks the range
+    covers only in part are rewritten under lock([chunk indices]) when a lock is given."""
+    if lock is None:
+        for arr, data in pairs:
+            arr[lo:hi] = data
+        return
+    chunk, n = pairs[0][0].chunks[0], pairs[0][0].shape[0]
+
+    def whole(c):
+        return lo <= c * chunk and min(n, (c + 1) * chunk) <= hi
+
+    first, last = lo // chunk, (hi - 1) // chunk
+    mid_lo = lo if whole(first) else min(hi, (first + 1) * chunk)
+    mid_hi = hi if whole(last) else max(mid_lo, last * chunk)
+    edges = [(x, y) for x, y in ((lo, mid_lo), (mid_hi, hi)) if x < y]
+    with lock(sorted({x // chunk for x, _ in edges})):
+        for x, y in edges:
+            for arr, data in pairs:
+                arr[x:y] = data[x - lo:y - lo]
+    if mid_lo < mid_hi:
+        for arr, data in pairs:
+            arr[mid_lo:mid_hi] = data[mid_lo - lo:mid_hi - lo]
+
+
+def write_records(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> int:
+    """Store the records of [lo, hi), WRITE positions (whole chunks) at a time; return how
+    many are decided (and add them to `tally`, see `solve`)."""
+    chunk = value_arr.chunks[0]
+    step = max(chunk, WRITE // chunk * chunk)
+    decided = 0
+    x = lo
+    while x < hi:
+        y = min(hi, (x // step + 1) * step)
+        own = win[x + obase:y + obase]
+        value = np.empty(y - x, np.uint8)
+        rem = np.empty(y - x, rem_arr.dtype)  # the store's type holds the game's remoteness
+        split_records(own, value, rem)
+        counts = np.zeros(8, np.int64)
+        longest = int(record_summary(own, counts))
+        put([(value_arr, value), (rem_arr, rem)], x, y, lock)
+        if tally is not None:
+            tally[:8] += counts
+            tally[8] = max(int(tally[8]), longest)
+        decided += int(counts[1:].sum())
+        x = y
+    return decided
+
+
+def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
+    """Child records into the window: many small parts share a chunk, so read each chunk
+    once (parts come sorted) and copy the parts out of it."""
+    chunk, n = value_arr.chunks[0], value_arr.shape[0]
+    held, v, r = -1, None, None
+    for w, x, y in parts:
+        while x < y:
+            c = x // chunk
+            if c != held:
+                v, r, held = read_part(value_arr, c, n), read_part(rem_arr, c, n), c
+            stop = min(y, (c + 1) * chunk)
+            join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
+                         win[w:w + stop - x])
+            w += stop - x
+            x = stop
+
+
+def read_part(arr, c: int, n: int) -> np.ndarray:
+    """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied)."""
+    if hasattr(arr, "read_chunk"):
+        return arr.read_chunk(c)
+    chunk = arr.chunks[0]
+    return arr[c * chunk:min(n, (c + 1) * chunk)]

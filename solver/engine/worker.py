@@ -45,8 +45,7 @@ from solver.engine import (
     solve_window,
 )
 from solver.engine.memory import FAR, PAGED, Strategy
-from solver.engine.task import Task, needs, window
-from solver.engine.taskio import REACHED, TEMPLATE, write_records
+from solver.engine.task import REACHED, TEMPLATE, Task, needs, window, write_records
 from solver.kernels.numbering import Numbering
 from solver.kernels.records import WIN, join_records, record_dtype
 from solver.storage.database import create_array
@@ -206,7 +205,7 @@ def _numbered(game: Numbering, store: str) -> Numbering:
     there (read once per worker process and store), else by hash slot."""
     key = (game.name, game.variant_key, store)
     if key not in _numbering:
-        from solver.storage.index import stored_index
+        from solver.kernels.numbering import stored_index
         from solver.storage.stores import open_group
 
         index = stored_index(open_group(store, "r"), game.game)
