@@ -120,7 +120,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     from solver.kernels.records import DRAW, LOSE, WIN
     from solver.storage.chunkio import sync_written
     from solver.storage.database import create_array, remoteness_dtype
-    from solver.storage.partial import PartialStore
+    from solver.storage.writing import PartialStore
 
     game = Numbering(Morris(men=men), True)  # men=6: Six's movement phase (tests)
     v = game.compact()

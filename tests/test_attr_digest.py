@@ -21,7 +21,7 @@ from solver.storage.database import (
     Database,
     group_path,
 )
-from solver.storage.partial import PartialStore
+from solver.storage.writing import PartialStore
 
 C4 = "width=4,height=4"
 DB = ["connect4", "-V", C4]

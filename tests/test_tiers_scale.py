@@ -21,7 +21,7 @@ from solver.storage.database import (
     group_path,
     remoteness_dtype,
 )
-from solver.storage.partial import PartialStore
+from solver.storage.writing import PartialStore
 
 
 def arrays(game, root):

@@ -24,7 +24,7 @@ from solver.command.cli import main
 from solver.methods.solve import solve
 from solver.methods.verify import verify
 from solver.storage.database import Database, group_path, partial_path
-from solver.storage.partial import PartialStore
+from solver.storage.writing import PartialStore
 
 C4 = "width=4,height=4"
 

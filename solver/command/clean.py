@@ -3,7 +3,7 @@
 Beside each database folder `<root>/<game>/<variant key>` a solve may leave:
 
     <key>.partial        the resumable store of an interrupted tiered solve
-                         (solver/storage/partial.py PartialStore; `gsolve GAME --method tiers`
+                         (solver/storage/writing.py PartialStore; `gsolve GAME --method tiers`
                          would resume it)
     <key>.partial-<pid>  a database being written by process pid (write_arrays), cut short
     <key>.old-<pid>      the database a finished solve replaced, when the solve was killed

@@ -31,7 +31,7 @@ from solver.storage.database import (
     partial_path,
     remoteness_dtype,
 )
-from solver.storage.partial import PartialStore
+from solver.storage.writing import PartialStore
 
 
 # -- memory -------------------------------------------------------------------------------

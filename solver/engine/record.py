@@ -12,7 +12,7 @@ from solver.engine.plan import Plan
 from solver.engine.worker import peak_rss
 from solver.storage.chunkio import sync_written
 from solver.storage.database import now
-from solver.storage.partial import PartialStore
+from solver.storage.writing import PartialStore
 
 RECENT = 16  # tasks recorded last, whose chunks a resume reads back before trusting them
 

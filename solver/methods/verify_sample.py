@@ -247,7 +247,7 @@ def _counts(values: dict) -> str:
 
 def store_check(game: Game, path, tiered: bool):
     """The check a solve's store passes before it is marked complete (`check` of
-    solver.storage.writing.write_arrays and solver.storage.partial.PartialStore.finish):
+    solver.storage.writing.write_arrays and solver.storage.writing.PartialStore.finish):
     check_solved, a GsolveError of one line when it fails. What was there stays: the
     unfinished tiered store, or the database a monolithic solve would have replaced."""
 
