@@ -19,9 +19,9 @@ import numpy as np
 
 from games.base import Game, GsolveError
 from solver.engine.task import REACHED, TEMPLATE, WRITE, Task, write_records
+from solver.kernels.numbering import index_attrs
 from solver.kernels.records import adopt_records, record_dtype
 from solver.runtime.parallel import call
-from solver.storage.index import numbering
 
 SAME = ("game", "variant_key", "symmetry", "hash_size", "index", "stored", "index_digest")
 
@@ -44,7 +44,7 @@ class Donor:
         except Exception as e:
             raise GsolveError(f"--borrow {path}: not a gsolve store ({type(e).__name__})") from None
         ours = {"game": game.name, "variant_key": game.variant_key,
-                "symmetry": bool(game.symmetry), **numbering(game)}
+                "symmetry": bool(game.symmetry), **index_attrs(game)}
         differ = [k for k in SAME if attrs.get(k) != ours.get(k)]
         if differ:
             raise GsolveError(f"--borrow {path}: a store of {attrs.get('game')} "

@@ -249,7 +249,7 @@ def numbered(game: Numbering, partial=None) -> Numbering:
     if not game.symmetry:
         return game
     if partial is not None and isinstance(partial, Path) and (partial / "zarr.json").exists():
-        from solver.storage.index import stored_index
+        from solver.kernels.numbering import stored_index
 
         try:
             index = stored_index(stores.open_group(partial, "r"), game.game)

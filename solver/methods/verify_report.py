@@ -7,10 +7,10 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, shown_remoteness
 from solver.kernels.codegen import kernels
+from solver.kernels.numbering import index_attrs
 from solver.storage.database import (
     remoteness_dtype,
 )
-from solver.storage.index import numbering
 
 TEMPLATE = "solver.kernels.verify"
 
@@ -131,7 +131,7 @@ def check_attrs(report: Report, attrs: dict, game: Game, counts, longest: int, s
         "start_value": VALUE_WORDS.get(sv, str(sv)),
         "start_remoteness": shown_remoteness(sv, sr, game.puzzle),
         "max_remoteness": longest,
-        **numbering(game),
+        **index_attrs(game),
     }
     for key, v in want.items():
         if attrs.get(key) != v:

@@ -6,6 +6,7 @@ import numpy as np
 
 from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
 from solver.kernels.codegen import kernels
+from solver.kernels.numbering import index_attrs
 from solver.methods.verify_report import (
     TEMPLATE,
     Problem,
@@ -25,7 +26,6 @@ from solver.storage.database import (
     partial_path,
     remoteness_dtype,
 )
-from solver.storage.index import numbering
 
 PER_CHUNK = 1000  # --sample: positions taken from each chunk read for them
 
@@ -142,7 +142,7 @@ def by_sample(game: Game, db: Database, report: Report, bad_chunks: list, count:
     sv, sr = int(kv[x]), int(kr[x])
     for key, v in {"start_value": VALUE_WORDS.get(sv, str(sv)),
                    "start_remoteness": shown_remoteness(sv, sr, game.puzzle),
-                   **numbering(game)}.items():
+                   **index_attrs(game)}.items():
         if db.attrs.get(key) != v:
             report.add(f"attribute {key} is {db.attrs.get(key)!r}, the arrays give {v!r}")
     longest = db.attrs.get("max_remoteness")

@@ -34,9 +34,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver.kernels.numbering import Numbering
+from solver.kernels.numbering import KINDS, Numbering, numbered_game, read_index
 from solver.storage import stores
-from solver.storage.index import KINDS, numbered_game, read_index
 from solver.storage.sealing import (
     ARRAYS,
     ATTRIBUTES_DIGEST,

@@ -10,8 +10,8 @@ import json
 import numpy as np
 
 from games.base import Game
+from solver.kernels.numbering import INDEX
 from solver.storage import stores
-from solver.storage.index import INDEX
 from solver.storage.stores import Location
 
 ARRAYS = ("value", "remoteness")

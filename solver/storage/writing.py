@@ -12,6 +12,7 @@ import numpy as np
 
 from games.base import Game
 from solver import __version__
+from solver.kernels.numbering import index_attrs, write_index
 from solver.storage import stores
 from solver.storage.database import (
     CHUNK,
@@ -25,7 +26,6 @@ from solver.storage.database import (
     partial_path,
     remoteness_dtype,
 )
-from solver.storage.index import numbering, write_index
 from solver.storage.sealing import (
     ARRAYS,
     ATTRIBUTES_DIGEST,
@@ -91,7 +91,7 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
             "game": game.name,
             "variant": dict(game.variant),
             "variant_key": game.variant_key,
-            **numbering(game),
+            **index_attrs(game),
             "method": method,
             "symmetry": bool(game.symmetry),  # canonical positions only (kernels/symmetry.py)
             "gsolve_version": __version__,
@@ -133,7 +133,7 @@ class PartialStore:
         self.path = partial_path(path)
         self.game = game
         ident = {"format": FORMAT, "game": game.name, "variant": dict(game.variant),
-                 "variant_key": game.variant_key, **numbering(game),
+                 "variant_key": game.variant_key, **index_attrs(game),
                  "method": method, "symmetry": bool(game.symmetry),
                  "partial_format": PARTIAL_FORMAT,
                  "gsolve_version": __version__}
