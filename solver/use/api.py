@@ -78,7 +78,10 @@ class Solved:
 
     def query(self, position: str | None = None) -> PositionInfo:
         """Value, remoteness and every move with its child's value (the start if None)."""
-        h = self.game.start if position is None else self.hash(position)
+        return self.query_hash(self.game.start if position is None else self.hash(position))
+
+    def query_hash(self, h: int) -> PositionInfo:
+        """query() of a position's hash (a server that has parsed it already)."""
         value, rem = self.lookup(h)
         moves = []
         for name, child in self.game.moves(h):

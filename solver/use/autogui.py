@@ -52,6 +52,12 @@ class Plain:
     def autogui(self, gs: str) -> str:
         return f"{self.turn(gs)}_{self.cells(gs)}"
 
+    def both(self, gs: str) -> tuple[str, str]:
+        """(position, autogui): one conversion where the class's AutoGUI string is its
+        position string (a served position converts every child)."""
+        p = self.position(gs)
+        return p, p if type(self).autogui is type(self).position else self.autogui(gs)
+
     def move(self, gs: str, name: str, child: str) -> tuple[str, str]:
         a, b = self.cells(gs), self.cells(child)
         changed = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
@@ -187,6 +193,10 @@ class Quixo(_RowsAndSide):
     def autogui(self, gs: str) -> str:
         return self.position(gs).replace("-", "B")
 
+    def both(self, gs: str) -> tuple[str, str]:
+        p = self.position(gs)
+        return p, p.replace("-", "B")
+
     def move(self, gs, name, child):
         cell, d = int(name[:-1]) - 1, self.DIRS.index(name[-1])
         return f"{cell + 1} {name[-1]}", f"M_{cell}_{cell + (1 + d) * self.n * self.n}_x"
@@ -206,6 +216,7 @@ class Teeko(Quixo):
         self.n = game.n
 
     autogui = Quixo.position
+    both = Plain.both  # not Quixo's: no B for a blank
 
     def move(self, gs, name, child):
         cells = [int(x) - 1 for x in name.split("-")]

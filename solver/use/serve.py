@@ -59,11 +59,20 @@ class Busy(GsolveError):
     """The database is being written now (a solve, or the swap that ends it): 503."""
 
 
-def _stamp(path) -> tuple[int, int, int] | None:
-    """What changes when a database is solved again or repaired in place: its group's
-    zarr.json (a new folder is swapped in; attributes such as `finished` are rewritten)."""
+def _meta(path) -> str | None:
+    """A database's zarr.json as a file name; None where it is no local file (a store)."""
     try:
-        st = os.stat(Path(path) / "zarr.json")
+        return os.fspath(Path(path) / "zarr.json")
+    except TypeError:
+        return None
+
+
+def _stamp(meta: str | None) -> tuple[int, int, int] | None:
+    """What changes when a database is solved again or repaired in place: its group's
+    zarr.json, `meta` (a new folder is swapped in; attributes such as `finished` are
+    rewritten)."""
+    try:
+        st = os.stat(meta)
     except (OSError, TypeError):
         return None
     return st.st_ino, st.st_mtime_ns, st.st_size
@@ -71,12 +80,15 @@ def _stamp(path) -> tuple[int, int, int] | None:
 
 class Opened:
     """One open database, read under its own lock (its chunk cache is not thread-safe),
-    and the stamp of its zarr.json when it was opened."""
+    the stamp of its zarr.json when it was opened, and `made`: what a route derives from
+    its game once (uwapi's strings objects), kept as long as the database is open."""
 
     def __init__(self, solved: Solved):
         self.solved = solved
         self.lock = threading.Lock()
-        self.stamp = _stamp(solved.db.path)
+        self.meta = _meta(solved.db.path)  # stat'ed every request: made once
+        self.stamp = _stamp(self.meta)
+        self.made: dict = {}
         # random positions touch every chunk (a position and its children lie far apart
         # under symmetry): keep up to CHUNK_BUDGET of decoded chunks, not the 16 a command
         # keeps (Quixo 4x4: all 83 chunks, 166 MiB; a miss decodes 2 MiB in about 2 ms)
@@ -160,7 +172,7 @@ class Databases:
         key = self.key(game, variant)
         with self._lock:
             got = self._open.use(key)
-        if got is not None and _stamp(got.solved.db.path) == got.stamp:
+        if got is not None and _stamp(got.meta) == got.stamp:
             return got
         with self._lock:
             now = self._open.get(key)
@@ -210,9 +222,10 @@ class Databases:
             if self._open.get(key) is opened:
                 del self._open[key]
 
-    def run(self, game, variant, ask):
+    def run(self, game, variant, ask, opened: Opened | None = None):
         """ask(solved) under the database's lock (its chunk cache and its game's move
-        buffers are not thread-safe); a damaged database is opened again once."""
+        buffers are not thread-safe), on `opened` where the caller has just got it; a
+        damaged database is opened again once."""
         def once(opened: Opened):
             try:
                 with opened.lock:
@@ -222,15 +235,16 @@ class Databases:
                 raise
 
         try:
-            return once(self.get(game, variant))
+            return once(opened or self.get(game, variant))
         except DamagedDatabase:  # opened again: it may have been repaired meanwhile
             return once(self.get(game, variant))
 
     def query(self, game, variant, position) -> dict:
         position = _text("position", position)
-        if position:  # a bad position is the request's fault, whatever the database's state
-            self.game(game, variant).from_string(position)
-        return self.run(game, variant, lambda s: s.query(position or None).to_dict())
+        # a bad position is the request's fault, whatever the database's state; parsed once
+        h = self.game(game, variant).from_string(position) if position else None
+        return self.run(game, variant, lambda s: s.query_hash(
+            s.game.start if h is None else h).to_dict())
 
     def solved_games(self) -> list[dict]:
         """Every complete database under the root, with what the viewer needs to know."""

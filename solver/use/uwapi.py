@@ -117,14 +117,14 @@ def position_data(protocol: str, strings, solved, given: str) -> dict:
     game = solved.game
     h = game.from_string(strings.to_gsolve(given))
     gs = game.to_string(h)
-    head = _node(protocol, strings.position(gs), strings.autogui(gs), _lookup(solved, h))
+    head = _node(protocol, *strings.both(gs), _lookup(solved, h))
     if protocol != ONE:  # Classic: the position first
         head = {"position": head.pop("position"), **head}
     moves = []
     for name, child in sorted(game.moves(h), key=lambda m: strings.order(m[0])):
         cs = game.to_string(child)
         move, gui = strings.move(gs, name, cs)
-        m = _node(protocol, strings.position(cs), strings.autogui(cs), _lookup(solved, child))
+        m = _node(protocol, *strings.both(cs), _lookup(solved, child))
         m["move"] = move
         m["autoguiMove"] = gui
         moves.append(m)
@@ -146,13 +146,18 @@ def add_routes(app, dbs, reply) -> None:
     """The provider routes on the app; `dbs` is serve's Databases, `reply` its JSON."""
 
     def strings_of(game_id: str, variant_id: str):
+        """(game, variant, the open database, its strings object: made once while the
+        database stays open)."""
         game, variant, cls = resolve(game_id, variant_id)
-        dbs.get(game, variant)  # no database: one error, before anything else
-        return game, variant, cls(dbs.game(game, variant))
+        opened = dbs.get(game, variant)  # no database: one error, before anything else
+        strings = opened.made.get(cls)
+        if strings is None:
+            strings = opened.made.setdefault(cls, cls(opened.solved.game))
+        return game, variant, opened, strings
 
     def start(protocol, game_id, variant_id):
-        game, variant, strings = strings_of(game_id, variant_id)
-        return reply(start_data(protocol, strings, dbs.game(game, variant)))
+        game, variant, opened, strings = strings_of(game_id, variant_id)
+        return reply(start_data(protocol, strings, opened.solved.game))
 
     def position(protocol, game_id, variant_id, given):
         if not given:
@@ -160,9 +165,10 @@ def add_routes(app, dbs, reply) -> None:
         if len(given) > MAX_POSITION:
             raise PositionError(f"a position of {len(given)} characters: at most "
                                 f"{MAX_POSITION}")
-        game, variant, strings = strings_of(game_id, variant_id)
+        game, variant, opened, strings = strings_of(game_id, variant_id)
         return reply(dbs.run(game, variant,
-                             lambda solved: position_data(protocol, strings, solved, given)))
+                             lambda solved: position_data(protocol, strings, solved, given),
+                             opened))
 
     @app.get("/<game_id>/<variant_id>/start/")
     def classic_start(req, game_id, variant_id):
