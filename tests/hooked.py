@@ -7,8 +7,8 @@ The product reads no test setting: a test that stops a solve midway or breaks it
 starts gsolve through this launcher, which installs its hooks and then runs the `gsolve`
 command's main (solver/command/cli.py) with the arguments after `--`.
 
-- `--pause S`: a sleep of S seconds after each piece of a solve task (the manager's
-  `piece_hooks`, solver/engine/manager.py), so a test can signal a solve midway.
+- `--pause S`: a sleep of S seconds after each piece of a solve task (the local
+  run's `piece_hooks`, solver/engine/local.py), so a test can signal a solve midway.
 - `--fault KIND:N[:ERRNO],...`: the Nth chunk file write (KIND write: half of its bytes
   written, then ERRNO, default EIO) or rename (KIND rename, before it) of each process
   fails with ERRNO (ENOSPC, EIO...), or the process is SIGKILLed there (KIND kill-write,
@@ -76,10 +76,10 @@ def install_faults(spec: str) -> Faults:
 
 
 def install_pause(seconds: float) -> None:
-    """Sleep `seconds` after each piece of a solve task (engine/manager.py)."""
-    from solver.engine import manager
+    """Sleep `seconds` after each piece of a solve task (engine/local.py)."""
+    from solver.engine import local
 
-    manager.piece_hooks.append(lambda tier, lo, hi: time.sleep(seconds))
+    local.piece_hooks.append(lambda tier, lo, hi: time.sleep(seconds))
 
 
 def _faults_in_workers(spec: str) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from games import get_game
-from solver.engine import manager, record
+from solver.engine import manager
 from solver.methods.solve import solve
 from solver.runtime.progress import Progress
 from solver.storage.database import CHUNK, Database, group_path
@@ -204,14 +204,14 @@ def test_a_killed_workers_task_is_retried_and_finished_tasks_never_rerun(tmp_pat
     game = get_game(name, variant)
     solve(game, reference, root=tmp_path / "ref")
     recorded: dict[tuple[str, int], float] = {}
-    record_task = record.Record.task
+    record_task = manager.Record.task
 
     def task(self, phase, i, tally=None):
         assert (phase, i) not in recorded  # recorded once
         recorded[(phase, i)] = time.time()
         record_task(self, phase, i, tally)
 
-    monkeypatch.setattr(record.Record, "task", task)
+    monkeypatch.setattr(manager.Record, "task", task)
     env = {"GSOLVE_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0", env=env) as cluster, \

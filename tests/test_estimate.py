@@ -186,8 +186,10 @@ def test_plan_is_within_2x_of_a_measured_solve(tmp_path, monkeypatch):
     cpu = json.loads(speed._speed_file().read_text())["connect4"]["factor:tiers"]
     # the plan times a sample again: within 1.5x of the stored seconds on a loaded host
     assert est2.measured and est2.cpu == pytest.approx(cpu["cpu_seconds"], rel=0.5)
+    # its disk: the bytes a position took there x the positions a sample counts (4,096
+    # slots decided: a few percent off)
     stored = sum(f.stat().st_size for f in result.path.rglob("*") if f.is_file())
-    assert est2.disk == pytest.approx(stored, rel=0.01)
+    assert est2.disk == pytest.approx(stored, rel=0.15)
 
 
 def test_tiered_eta_counts_slots_not_tasks():
@@ -195,7 +197,7 @@ def test_tiered_eta_counts_slots_not_tasks():
     minutes it took. By slots, after a small task the rest is long."""
     from types import SimpleNamespace
 
-    from solver.engine.manager import _Eta
+    from solver.engine.local import _Eta
     from solver.engine.task import Task
 
     tasks = [Task(0, 0, 10, ((0, 0, 10, False),), ((0, 10),)),

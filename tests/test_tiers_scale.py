@@ -12,7 +12,7 @@ import pytest
 from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
-from solver.engine import chunk_cache, manager, memory, plan, worker, writer
+from solver.engine import local, manager, memory, plan, worker
 from solver.methods.solve import solve
 from solver.storage.database import (
     CHUNK,
@@ -201,7 +201,7 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[rng.choice(sparse.size, 1000, replace=False)] = rng.integers(1, 200, 1000)
     dense = rng.integers(0, 200, 1 << 16).astype(np.uint8)
-    held = chunk_cache.ChunkCache(1 << 20)
+    held = local.ChunkCache(1 << 20)
     held.put(("value", 0), sparse)
     held.put(("value", 1), dense)
     assert held.used < dense.nbytes + sparse.nbytes // 8
@@ -215,7 +215,7 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     held.put(("value", 1), y)
     assert np.array_equal(held.get(("value", 0))[:11], [7] * 10 + [sparse[10]])
     assert np.array_equal(held.get(("value", 1)), np.r_[np.zeros(10, np.uint8), dense[10:]])
-    small = chunk_cache.ChunkCache(dense.nbytes + 100)
+    small = local.ChunkCache(dense.nbytes + 100)
     small.put(("value", 0), dense)
     small.put(("value", 1), dense)  # the older goes
     assert ("value", 0) not in small and ("value", 1) in small
@@ -229,7 +229,7 @@ def test_a_chunk_too_big_to_cache_drops_its_older_copy():
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[:100] = 1
     dense = rng.integers(1, 200, 1 << 16).astype(np.uint8)
-    held = chunk_cache.ChunkCache(dense.nbytes // 2)  # a packed sparse chunk fits, a dense one not
+    held = local.ChunkCache(dense.nbytes // 2)  # a packed sparse chunk fits, a dense one not
     held.put(("value", 0), sparse)
     assert ("value", 0) in held
     held.put(("value", 0), dense)
@@ -243,7 +243,7 @@ def test_the_write_queue_holds_at_most_its_bytes_and_always_one_job():
     import threading
 
     gate = threading.Event()
-    w = writer.Writer(depth=8, capacity=100)
+    w = local.Writer(depth=8, capacity=100)
     seen = []
     w.submit(lambda a: (gate.wait(5), seen.append(a.nbytes)), np.zeros(80, np.uint8))
     assert len(w.pending) == 1 and w.held == 80
@@ -262,13 +262,13 @@ def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path
     game = get_game("connect4", "width=5,height=4")
     solve(game, "dfs", root=tmp_path / "ref")
     caches = []
-    init = chunk_cache.ChunkCache.__init__
+    init = local.ChunkCache.__init__
 
     def spy(self, capacity):
         init(self, capacity)
         caches.append(self)
 
-    monkeypatch.setattr(chunk_cache.ChunkCache, "__init__", spy)
+    monkeypatch.setattr(local.ChunkCache, "__init__", spy)
     path = group_path(tmp_path / "tiers", game)
     summary = manager.solve_into(game, path, fresh=True, max_task=CHUNK // 4)
     assert summary["tasks"] > 8

@@ -1,8 +1,8 @@
 """The tier manager: runs a tiered solve's tasks in order (solver/engine/plan.py cuts them),
-locally or on a Dask cluster (solver/engine/cluster.py), within a memory budget, and resumes
-them: each finished task is recorded in the store (solver/engine/record.py), so an
-interrupted solve resumes at the first unfinished task and a finished one never runs
-again.
+in this process (solver/engine/local.py) or on a Dask cluster (solver/engine/cluster.py),
+within a memory budget, and resumes them: each finished task is recorded in the store (its
+Record, below), so an interrupted solve resumes at the first unfinished task and a
+finished one never runs again.
 """
 
 from __future__ import annotations
@@ -12,22 +12,21 @@ from pathlib import Path
 
 import numpy as np
 
-from games.base import VALUE_WORDS, Game, GsolveError, shown_remoteness
-from solver.engine import borrowing, worker
-from solver.engine.chunk_cache import CachedGroup, ChunkCache
+from games.base import VALUE_WORDS, Game, GsolveError, Tier, shown_remoteness
+from solver.engine import borrowing, local, worker
 from solver.engine.memory import Strategy, default_budget
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
-from solver.engine.record import Record
-from solver.engine.task import REACHED, needs, outside
+from solver.engine.task import REACHED
 from solver.engine.worker import peak_rss
-from solver.engine.writer import Writer
 from solver.kernels.records import LOSE, TIE, WIN
 from solver.runtime.parallel import threads
 from solver.runtime.progress import Progress
+from solver.storage.chunkio import sync_written
 from solver.storage.database import (
     CHUNK,
     command,
     create_array,
+    now,
     partial_path,
     remoteness_dtype,
 )
@@ -55,14 +54,6 @@ def paged_note(game: Game, p: Plan, progress: Progress) -> None:
 
 
 # -- running ------------------------------------------------------------------------------
-QUEUE = 256 << 20  # the most bytes of writes queued behind a single-process solve
-
-# Called as hook(tier, lo, hi) after each piece of a solve task run in this process is
-# recorded: tests install a pause here to stop a solve midway (tests/hooked.py). The solve
-# runs the same with or without one.
-piece_hooks: list = []
-
-
 def on_cluster(workers: int = 0, scheduler: str | None = None) -> bool:
     """Whether a tiered solve with these options runs its tasks on a Dask cluster."""
     return workers > 1 or scheduler is not None
@@ -149,7 +140,7 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
                                    per_task)
         else:
             worker_peak = 0
-            _run_local(game, store, p, record, progress, per_task,
+            local.run_local(game, store, p, record, progress, per_task,
                        budget - BASE - p.largest, run, donor, strategy)
     except OSError as e:  # a full or failing disk: say that the work done is kept
         raise GsolveError(
@@ -175,6 +166,90 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
     store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))),
                  check=check)
     return summary
+
+
+# -- the record of finished tasks -------------------------------------------------------
+RECENT = 16  # tasks recorded last, whose chunks a resume reads back before trusting them
+
+
+def _bits(done: set[int], n: int) -> str:
+    b = np.zeros(n, bool)
+    b[list(done)] = True
+    return np.packbits(b).tobytes().hex()
+
+
+def _unbits(text: str | None, n: int) -> set[int]:
+    if not text:
+        return set()
+    b = np.unpackbits(np.frombuffer(bytes.fromhex(text), np.uint8))[:n]
+    return set(np.flatnonzero(b).tolist())
+
+
+class Record:
+    """The finished tasks of each phase, in the store's attributes (only the manager
+    writes them), flushed at most every second; beside them each run's wall and CPU time
+    (of this process: a cluster's workers count theirs in `worker_task_seconds`), peak
+    memory and tasks finished, so a solve resumed across sessions reports its whole cost."""
+
+    def __init__(self, store: PartialStore, p: Plan, tiers: list[Tier]):
+        self.store, self.n = store, len(p.tasks)
+        attrs = store.attrs
+        self.done = {ph: _unbits(attrs.get(f"{ph}_done"), self.n) for ph in ("reach", "solve")}
+        # per solved task: positions by value code and the largest remoteness (a summary
+        # without reading the store again)
+        self.tally = {int(i): t for i, t in (attrs.get("task_tally") or {}).items()}
+        self.recent = [list(x) for x in attrs.get("recent_tasks") or []]  # last recorded
+        self.tiers_left = {}
+        for task in p.tasks:
+            for t, lo, hi, _ in task.pieces:
+                self.tiers_left[t] = self.tiers_left.get(t, 0) + hi - lo
+        self.tiers_done = [t for t in sorted(attrs.get("tiers_done", []))]
+        self.small = len(tiers) <= 2000  # the tiers_done list is only kept when short
+        self.last = 0.0
+        # each run (this one last): a solve that spans sessions reports its whole time
+        self.runs = [dict(r) for r in attrs.get("runs") or []]
+        self.runs.append({"started": now(), "wall_seconds": 0.0, "cpu_seconds": 0.0,
+                          "peak_bytes": 0, "tasks": 0})
+        self.clock = (time.monotonic(), time.process_time())
+
+    def piece(self, t: int, lo: int, hi: int) -> None:
+        self.tiers_left[t] -= hi - lo
+        if self.tiers_left[t] == 0 and self.small:
+            self.tiers_done.append(t)
+            self.flush(False)
+
+    def borrowed(self, donor) -> None:
+        """A task of this run took its records from the store `donor` (engine/borrowing.py):
+        its cost was paid there."""
+        run = self.runs[-1]
+        run["borrowed_tasks"] = run.get("borrowed_tasks", 0) + 1
+        run["borrowed_from"] = str(donor)
+
+    def task(self, phase: str, i: int, tally: list[int] | None = None) -> None:
+        """Task i's phase is finished: called once its writes are in the store, never
+        before (a Writer job queued after them, or a cluster worker's result)."""
+        sync_written()  # its chunk files on disk before any record of them
+        self.done[phase].add(i)
+        self.runs[-1]["tasks"] += 1
+        self.recent = [*self.recent[-(RECENT - 1):], [phase, i]]
+        if tally is not None:
+            self.tally[i] = tally
+        self.flush(False)
+
+    def flush(self, now: bool = True) -> None:
+        if not now and time.monotonic() - self.last < 1.0:
+            return
+        self.last = time.monotonic()
+        self.runs[-1].update(wall_seconds=round(self.last - self.clock[0], 1),
+                             cpu_seconds=round(time.process_time() - self.clock[1], 1),
+                             peak_bytes=peak_rss())
+        attrs = {f"{ph}_done": _bits(d, self.n) for ph, d in self.done.items()}
+        attrs["runs"] = self.runs
+        attrs["task_tally"] = {str(i): t for i, t in sorted(self.tally.items())}
+        attrs["recent_tasks"] = self.recent
+        if self.small:
+            attrs["tiers_done"] = sorted(set(self.tiers_done))
+        self.store.set_attrs(**attrs)
 
 
 def _recheck(store: PartialStore, p: Plan, record: Record) -> None:
@@ -216,141 +291,6 @@ def _reach_while_starting(game: Game, store: PartialStore, p: Plan, record: Reco
         if i not in record.done["reach"]:
             worker.run_task("reach", game, store.group, p.tasks[i], limit)
             record.task("reach", i)
-
-
-def _run_local(game: Game, store: PartialStore, p: Plan, record: Record,
-               progress: Progress, limit: int, cache_bytes: int, run: dict | None,
-               donor=None, strategy: Strategy | None = None) -> None:
-    # what the budget leaves beside the largest task: a quarter (up to QUEUE) for the
-    # writes queued behind the solve, the rest for the chunk cache
-    queue = min(QUEUE, max(0, cache_bytes) // 4)
-    cache = ChunkCache(cache_bytes - queue)
-    writer = Writer(capacity=queue)
-    group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
-    try:
-        _run_tasks(game, group, cache, writer, p, record, progress, limit,
-                   {} if run is None else run, donor, strategy)
-    finally:
-        writer.close()
-
-
-def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
-               donor=None, strategy: Strategy | None = None) -> None:
-    chunk = group.group[REACHED].chunks[0]
-    n = len(p.tasks)
-    eta = _Eta(p, record, {i for i, t in enumerate(p.tasks)
-                           if donor is not None and donor.holds(t.a, t.b)})
-    progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
-    run["share"] = 0.0
-    for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
-        t0, found = time.perf_counter(), 0
-        if phase == "solve":
-            reads = _count_readers(group, cache, p, record, chunk)
-        for step, i in enumerate(order):
-            if i in record.done[phase]:
-                continue
-            task = p.tasks[i]
-            lent = False  # its records taken from the donor
-            if phase == "reach":
-                found += worker.reach(game, group, task, limit=limit, strategy=strategy)
-                # its solve reads these bytes once, long after: the store serves that, and
-                # the cache keeps the values parents read soon (C4 5x5: 580 -> 466 MiB)
-                cache.drop_range(REACHED, chunk, task.a, task.b)
-            else:
-                def piece(t, lo, hi):
-                    record.piece(t, lo, hi)
-                    for hook in piece_hooks:
-                        hook(t, lo, hi)
-
-                tally = np.zeros(9, np.int64)
-                got = None if donor is None else borrowing.borrow(game, group, task, donor,
-                                                                  tally=tally)
-                if got is None:
-                    got = worker.solve(game, group, task, piece, limit=limit,
-                                       tally=tally, strategy=strategy)
-                else:
-                    record.borrowed(donor.path)
-                    lent = True
-                    for t, lo, hi, _ in task.pieces:
-                        piece(t, lo, hi)
-                found += got
-                cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
-                left = cache.readers["value"]  # remoteness shares it
-                for c in reads[i]:  # values no later solve reads are dropped
-                    left[c] -= 1
-                    if left[c] == 0:
-                        cache.drop(("value", c))
-                        cache.drop(("remoteness", c))
-            # recorded once its queued writes are in the store
-            writer.submit(record.task, phase, i, tally.tolist() if phase == "solve" else None)
-            progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
-            progress.remaining(*eta.done(phase, i, lent))
-            run["share"] = eta.did / eta.total
-
-
-def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
-    """The value chunks each unsolved task's solve reads outside its own range (the parts
-    `task.load_records` reads), counted per chunk into the cache, one count for value and
-    remoteness: a chunk is kept from its write (or first read) to its last reader, and one
-    no later task reads is never kept. Quixo's tasks hold most of their children, so its
-    cache holds 0.34x the hash at most instead of every task's values until its parents
-    are solved."""
-    count = np.zeros(-(-group.group["value"].shape[0] // chunk), np.int32)
-    reads: dict[int, list[int]] = {}
-    for i, task in enumerate(p.tasks):
-        if i in record.done["solve"]:
-            continue
-        mine: set[int] = set()
-        for _, x, y in outside(task, needs(group, task)):
-            mine.update(range(x // chunk, (y - 1) // chunk + 1))
-        reads[i] = sorted(mine)
-        count[reads[i]] += 1
-    for name in ("value", "remoteness"):
-        cache.readers[name] = count
-        for key in [k for k in cache.data if k[0] == name and not cache.wanted(k)]:
-            cache.drop(key)
-    return reads
-
-
-def _rate(done: int, n: int, positions: int, t0: float) -> str:
-    dt = time.perf_counter() - t0
-    speed = positions / dt if dt > 0 else 0.0
-    return f"{done}/{n} tasks, {speed:,.0f} positions/s"
-
-
-LOOPY_SOLVE = 2.0  # a loopy tier's solve (retrograde sweeps) per slot, against a reach
-
-
-class _Eta:
-    """Seconds left of a tiered solve, by the hash slots its tasks have reached and solved
-    so far rather than by tasks (one task may hold most of the hash: Teeko 5x5's last)."""
-
-    def __init__(self, p: Plan, record, lent: set[int] | None = None):
-        self.lent = lent or set()  # solve tasks the donor holds (--borrow): work not left
-        self.work = {
-            "reach": {i: float(t.size) for i, t in enumerate(p.tasks)},
-            "solve": {i: float(sum((hi - lo) * (LOOPY_SOLVE if loopy else 1.0)
-                                   for _, lo, hi, loopy in t.pieces) or t.size)
-                      for i, t in enumerate(p.tasks)}}
-        self.total = sum(w for ws in self.work.values() for w in ws.values()) or 1.0
-        self.left = sum(w for phase, ws in self.work.items() for i, w in ws.items()
-                        if i not in record.done[phase]
-                        and not (phase == "solve" and i in self.lent))
-        self.did = 0.0
-        self.t0 = time.perf_counter()
-
-    def done(self, phase: str, i: int, borrowed: bool = False) -> tuple[float, float]:
-        """(seconds left at the rate so far, share of the work done) after task i. A
-        borrowed task's work was paid in its donor: it is no longer left, but not done
-        here either (Nine's movement tasks are 40% of its work: counted as done, they
-        would make the rate, the ETA and the share `record_speed` scales by far too
-        fast)."""
-        w = self.work[phase][i]
-        self.did += 0.0 if borrowed else w
-        if not (phase == "solve" and i in self.lent):  # (one expected lent: never left)
-            self.left = max(0.0, self.left - w)
-        rate = (time.perf_counter() - self.t0) / max(self.did, 1e-9)
-        return rate * self.left, self.did / max(self.did + self.left, 1e-9)
 
 
 def _summarize(game: Game, store: PartialStore, ntiers: int, ntasks: int,

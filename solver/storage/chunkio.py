@@ -173,7 +173,7 @@ _lock = threading.Lock()
 def sync_written() -> None:
     """fsync every chunk file this process wrote since the last call, and their folders
     (the renames): after it, those bytes survive a power cut, so a task is recorded
-    finished only after it (solver/engine/record.py Record.task)."""
+    finished only after it (solver/engine/manager.py Record.task)."""
     with _lock:
         paths = sorted(_written)
         _written.clear()

@@ -1,0 +1,426 @@
+"""A tiered solve's tasks run in this process (solver/engine/manager.py runs them here
+unless a cluster is asked for): parents first, then children first, through a chunk cache
+and a background writer.
+
+The chunk cache holds the store chunks a task reads again soon: its own pending reach
+bytes and its child ranges, without going through the store. The writer runs the store
+writes on one thread, in order, so that compressing them overlaps the next task; a task is
+recorded finished by a job queued after its writes."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from games.base import Game
+from solver.engine import borrowing, worker
+from solver.engine.memory import Strategy
+from solver.engine.plan import Plan
+from solver.engine.task import REACHED, needs, outside
+from solver.runtime.progress import Progress
+from solver.storage.chunkio import chunk_array, span
+from solver.storage.writing import PartialStore
+
+QUEUE = 256 << 20  # the most bytes of writes queued behind a single-process solve
+
+# Called as hook(tier, lo, hi) after each piece of a solve task run in this process is
+# recorded: tests install a pause here to stop a solve midway (tests/hooked.py). The solve
+# runs the same with or without one.
+piece_hooks: list = []
+
+
+def run_local(game: Game, store: PartialStore, p: Plan, record,
+              progress: Progress, limit: int, cache_bytes: int, run: dict | None,
+               donor=None, strategy: Strategy | None = None) -> None:
+    """Run plan `p`'s unfinished tasks into `store`, each recorded in `record` (the
+    manager's Record) once its writes are in the store; `cache_bytes` what the budget leaves
+    beside the largest task."""
+    # what the budget leaves beside the largest task: a quarter (up to QUEUE) for the
+    # writes queued behind the solve, the rest for the chunk cache
+    queue = min(QUEUE, max(0, cache_bytes) // 4)
+    cache = ChunkCache(cache_bytes - queue)
+    writer = Writer(capacity=queue)
+    group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
+    try:
+        _run_tasks(game, group, cache, writer, p, record, progress, limit,
+                   {} if run is None else run, donor, strategy)
+    finally:
+        writer.close()
+
+
+def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
+               donor=None, strategy: Strategy | None = None) -> None:
+    chunk = group.group[REACHED].chunks[0]
+    n = len(p.tasks)
+    eta = _Eta(p, record, {i for i, t in enumerate(p.tasks)
+                           if donor is not None and donor.holds(t.a, t.b)})
+    progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
+    run["share"] = 0.0
+    for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
+        t0, found = time.perf_counter(), 0
+        if phase == "solve":
+            reads = _count_readers(group, cache, p, record, chunk)
+        for step, i in enumerate(order):
+            if i in record.done[phase]:
+                continue
+            task = p.tasks[i]
+            lent = False  # its records taken from the donor
+            if phase == "reach":
+                found += worker.reach(game, group, task, limit=limit, strategy=strategy)
+                # its solve reads these bytes once, long after: the store serves that, and
+                # the cache keeps the values parents read soon (C4 5x5: 580 -> 466 MiB)
+                cache.drop_range(REACHED, chunk, task.a, task.b)
+            else:
+                def piece(t, lo, hi):
+                    record.piece(t, lo, hi)
+                    for hook in piece_hooks:
+                        hook(t, lo, hi)
+
+                tally = np.zeros(9, np.int64)
+                got = None if donor is None else borrowing.borrow(game, group, task, donor,
+                                                                  tally=tally)
+                if got is None:
+                    got = worker.solve(game, group, task, piece, limit=limit,
+                                       tally=tally, strategy=strategy)
+                else:
+                    record.borrowed(donor.path)
+                    lent = True
+                    for t, lo, hi, _ in task.pieces:
+                        piece(t, lo, hi)
+                found += got
+                cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
+                left = cache.readers["value"]  # remoteness shares it
+                for c in reads[i]:  # values no later solve reads are dropped
+                    left[c] -= 1
+                    if left[c] == 0:
+                        cache.drop(("value", c))
+                        cache.drop(("remoteness", c))
+            # recorded once its queued writes are in the store
+            writer.submit(record.task, phase, i, tally.tolist() if phase == "solve" else None)
+            progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
+            progress.remaining(*eta.done(phase, i, lent))
+            run["share"] = eta.did / eta.total
+
+
+def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
+    """The value chunks each unsolved task's solve reads outside its own range (the parts
+    `task.load_records` reads), counted per chunk into the cache, one count for value and
+    remoteness: a chunk is kept from its write (or first read) to its last reader, and one
+    no later task reads is never kept. Quixo's tasks hold most of their children, so its
+    cache holds 0.34x the hash at most instead of every task's values until its parents
+    are solved."""
+    count = np.zeros(-(-group.group["value"].shape[0] // chunk), np.int32)
+    reads: dict[int, list[int]] = {}
+    for i, task in enumerate(p.tasks):
+        if i in record.done["solve"]:
+            continue
+        mine: set[int] = set()
+        for _, x, y in outside(task, needs(group, task)):
+            mine.update(range(x // chunk, (y - 1) // chunk + 1))
+        reads[i] = sorted(mine)
+        count[reads[i]] += 1
+    for name in ("value", "remoteness"):
+        cache.readers[name] = count
+        for key in [k for k in cache.data if k[0] == name and not cache.wanted(k)]:
+            cache.drop(key)
+    return reads
+
+
+def _rate(done: int, n: int, positions: int, t0: float) -> str:
+    dt = time.perf_counter() - t0
+    speed = positions / dt if dt > 0 else 0.0
+    return f"{done}/{n} tasks, {speed:,.0f} positions/s"
+
+
+LOOPY_SOLVE = 2.0  # a loopy tier's solve (retrograde sweeps) per slot, against a reach
+
+
+class _Eta:
+    """Seconds left of a tiered solve, by the hash slots its tasks have reached and solved
+    so far rather than by tasks (one task may hold most of the hash: Teeko 5x5's last)."""
+
+    def __init__(self, p: Plan, record, lent: set[int] | None = None):
+        self.lent = lent or set()  # solve tasks the donor holds (--borrow): work not left
+        self.work = {
+            "reach": {i: float(t.size) for i, t in enumerate(p.tasks)},
+            "solve": {i: float(sum((hi - lo) * (LOOPY_SOLVE if loopy else 1.0)
+                                   for _, lo, hi, loopy in t.pieces) or t.size)
+                      for i, t in enumerate(p.tasks)}}
+        self.total = sum(w for ws in self.work.values() for w in ws.values()) or 1.0
+        self.left = sum(w for phase, ws in self.work.items() for i, w in ws.items()
+                        if i not in record.done[phase]
+                        and not (phase == "solve" and i in self.lent))
+        self.did = 0.0
+        self.t0 = time.perf_counter()
+
+    def done(self, phase: str, i: int, borrowed: bool = False) -> tuple[float, float]:
+        """(seconds left at the rate so far, share of the work done) after task i. A
+        borrowed task's work was paid in its donor: it is no longer left, but not done
+        here either (Nine's movement tasks are 40% of its work: counted as done, they
+        would make the rate, the ETA and the share `record_speed` scales by far too
+        fast)."""
+        w = self.work[phase][i]
+        self.did += 0.0 if borrowed else w
+        if not (phase == "solve" and i in self.lent):  # (one expected lent: never left)
+            self.left = max(0.0, self.left - w)
+        rate = (time.perf_counter() - self.t0) / max(self.did, 1e-9)
+        return rate * self.left, self.did / max(self.did + self.left, 1e-9)
+
+
+# -- the chunk cache ----------------------------------------------------------------------
+SPARSE = 4  # a chunk with under 1/SPARSE of its bytes nonzero is cached packed
+
+
+def _nbytes(got) -> int:
+    return got.nbytes if isinstance(got, np.ndarray) else len(got[0])
+
+
+class ChunkCache:
+    """Store chunks (reach bytes, values, remoteness) a single-process solve keeps, so a
+    task reads its own pending reach bytes and its child ranges without going through the
+    store. A sparse chunk is held LZ4-packed: where a game reaches few of its slots
+    (Quixo 4x4 with symmetry: 12%) packing one costs 0.25 ms, unpacking 0.13 ms, and keeps
+    1/17 to 1/60 of the bytes (Quixo's peak cache: 88 -> 4 MiB); a dense one (Connect-4:
+    60% reached, packs 2:1 at 2 ms) is held as it is. Writes still all go to the store
+    (resume and bytes are unchanged); the manager drops a task's chunks once nothing will
+    read them again, and the least recently used go first past `capacity` bytes."""
+
+    def __init__(self, capacity: int):
+        from collections import OrderedDict
+
+        from numcodecs import Blosc  # zarr's own dependency
+
+        self.codec = Blosc("lz4", 1, Blosc.SHUFFLE)
+        self.capacity, self.used = max(0, capacity), 0
+        self.data: OrderedDict = OrderedDict()  # (name, chunk) -> array or (packed, dtype, n)
+        self.hits = self.misses = 0
+        self.readers: dict[str, np.ndarray] = {}  # name -> later reads left per chunk
+
+    def wanted(self, key) -> bool:
+        """Whether a later task reads the chunk (every chunk of an array without counts)."""
+        r = self.readers.get(key[0])
+        return r is None or r[key[1]] > 0
+
+    def __contains__(self, key) -> bool:
+        return key in self.data
+
+    def get(self, key) -> np.ndarray | None:
+        """The chunk, or None: the cached array itself when it is held unpacked, so a
+        caller that changes it puts it back."""
+        got = self.data.get(key)
+        if got is None:
+            return None
+        self.data.move_to_end(key)
+        if isinstance(got, np.ndarray):
+            return got
+        packed, dtype, n = got
+        out = np.empty(n, dtype)
+        self.codec.decode(packed, out)
+        return out
+
+    def put(self, key, x: np.ndarray) -> None:
+        if not self.wanted(key) or self.data.get(key) is x:  # x: changed in place
+            return
+        if np.count_nonzero(x) * SPARSE < x.size:
+            got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size)
+        else:
+            got = x.copy()
+        self.drop(key)  # an older copy must never outlive a newer write, kept or not
+        if _nbytes(got) > self.capacity:
+            return
+        self.data[key] = got
+        self.used += _nbytes(got)
+        while self.used > self.capacity:
+            _, y = self.data.popitem(last=False)
+            self.used -= _nbytes(y)
+
+    def drop(self, key) -> None:
+        x = self.data.pop(key, None)
+        if x is not None:
+            self.used -= _nbytes(x)
+
+    def drop_range(self, name: str, chunk: int, a: int, b: int) -> None:
+        """Forget the chunks of `name` that lie wholly inside [a, b)."""
+        for c in range(-(-a // chunk), b // chunk):
+            self.drop((name, c))
+
+
+class CachedArray:
+    """A 1-d store array read through a ChunkCache by whole chunks; writes go to the store
+    as before and refresh the cached copies of the chunks they cover. A write keeps the
+    caller's array (queued without a copy), so the caller must not change it after. In a
+    store created
+    by this run (`fresh`), a chunk never written reads as zeros without asking the store."""
+
+    def __init__(self, arr, name: str, cache: ChunkCache, writer: Writer | None = None,
+                 fresh: bool = False):
+        self.arr, self.name, self.cache, self.writer = arr, name, cache, writer
+        self.chunk, self.n = arr.chunks[0], arr.shape[0]
+        self.unwritten = np.ones(-(-self.n // self.chunk), bool) if fresh else None
+
+    def __getattr__(self, attr):
+        return getattr(self.arr, attr)
+
+    def __getitem__(self, sl):
+        lo, hi = span(sl, self.n)
+        out = np.empty(hi - lo, self.arr.dtype)
+        ch = self.chunk
+        c, last = lo // ch, (hi - 1) // ch
+        while c <= last:
+            x = self.cache.get((self.name, c))
+            if x is None and self.unwritten is not None and self.unwritten[c]:
+                x = np.zeros(min(self.n, (c + 1) * ch) - c * ch, self.arr.dtype)
+                self.cache.put((self.name, c), x)
+            if x is None:  # read the run of missing chunks in one call
+                d = c
+                while (d < last and (self.name, d + 1) not in self.cache
+                   and (self.unwritten is None or not self.unwritten[d + 1])):
+                    d += 1
+                self.cache.misses += d - c + 1
+                if self.writer is not None:
+                    self.writer.wait([(self.name, e) for e in range(c, d + 1)])
+                got = self.arr[c * ch:min(self.n, (d + 1) * ch)]
+                for e in range(c, d + 1):
+                    part = got[(e - c) * ch:(e - c + 1) * ch]
+                    self._copy(out, lo, hi, e, part)
+                    self.cache.put((self.name, e), part)
+                c = d + 1
+            else:
+                self.cache.hits += 1
+                self._copy(out, lo, hi, c, x)
+                c += 1
+        return out
+
+    def read_chunk(self, c: int) -> np.ndarray:
+        """Chunk `c`, to read only: the cache's own array where it holds one unpacked."""
+        x = self.cache.get((self.name, c))
+        if x is None:
+            return self[c * self.chunk:min(self.n, (c + 1) * self.chunk)]
+        self.cache.hits += 1
+        return x
+
+    def _copy(self, out, lo, hi, c, x) -> None:
+        s = c * self.chunk
+        x0, x1 = max(lo, s), min(hi, s + x.size)
+        out[x0 - lo:x1 - lo] = x[x0 - s:x1 - s]
+
+    def __setitem__(self, sl, data) -> None:
+        lo, hi = span(sl, self.n)
+        data = np.asarray(data, self.arr.dtype)  # the caller's: queued, never changed
+        ch = self.chunk
+        if self.unwritten is not None and hi > lo:
+            self.unwritten[lo // ch:(hi - 1) // ch + 1] = False
+        if self.writer is None:
+            self.arr[lo:hi] = data
+        else:
+            keys = [(self.name, c) for c in range(lo // ch, -(-hi // ch))]
+            self.writer.submit(self.arr.__setitem__, slice(lo, hi), data, keys=keys)
+        for c in range(lo // ch, (hi - 1) // ch + 1 if hi > lo else lo // ch):
+            s, e = c * ch, min(self.n, (c + 1) * ch)
+            if lo <= s and e <= hi:
+                self.cache.put((self.name, c), data[s - lo:e - lo])
+            else:
+                x = self.cache.get((self.name, c))
+                if x is not None:
+                    x0, x1 = max(lo, s), min(hi, e)
+                    x[x0 - s:x1 - s] = data[x0 - lo:x1 - lo]
+                    self.cache.put((self.name, c), x)
+
+
+class CachedGroup:
+    """The partial store's group as a single-process worker sees it: the reach bytes and
+    the values read through the cache, everything else (the needs lists) as stored."""
+
+    CACHED = (REACHED, "value", "remoteness")
+
+    def __init__(self, group, cache: ChunkCache, writer: Writer | None = None,
+                 fresh: bool = False):
+        self.group, self.cache, self.writer, self.fresh = group, cache, writer, fresh
+        self.arrays: dict = {}
+
+    def __getitem__(self, name):
+        if name not in self.CACHED:
+            return self.group[name]
+        if name not in self.arrays:
+            self.arrays[name] = CachedArray(chunk_array(self.group[name]), name, self.cache,
+                                            self.writer, self.fresh)
+        return self.arrays[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self.group
+
+    def __getattr__(self, attr):  # creating a needs array: no queued write touches it
+        return getattr(self.group, attr)
+
+
+# -- the background writer ----------------------------------------------------------------
+class Writer:
+    """Store writes of a single-process solve on one background thread, in order, so that
+    compressing them overlaps the next task's kernels. It knows which chunks have writes
+    queued, so a read waits only for those.
+
+    A task is recorded finished by a job queued after its writes (`record`), so a killed
+    solve never claims an unwritten task; and the first write that fails ends the queue:
+    no job after it runs, so no task whose bytes did not reach the store is recorded, and
+    the error is raised to the solve at its next submit or wait (a full disk stops the
+    solve at once, resumable from the tasks before it).
+
+    A queued write holds its caller's arrays until it runs, so the queue is bounded by
+    their bytes (`capacity`, the share of the budget the manager gives it) as well as by
+    `depth` jobs; one job is always let in, however large."""
+
+    def __init__(self, depth: int = 8, capacity: int = 1 << 62):
+        from collections import deque
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="gsolve-write")
+        self.pending: deque = deque()
+        self.depth, self.capacity, self.held = depth, capacity, 0
+        self.queued: dict = {}  # (array name, chunk) -> writes queued
+        self.error: BaseException | None = None  # the first failure: nothing runs after
+
+    def _run(self, fn, args):
+        if self.error is not None:
+            return None
+        try:
+            return fn(*args)
+        except BaseException as e:
+            self.error = e
+            raise
+
+    def submit(self, fn, *args, keys=()) -> None:
+        if self.error is not None:
+            raise self.error
+        size = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+        while self.pending and (len(self.pending) >= self.depth
+                                or self.held + size > self.capacity):
+            self._finish(*self.pending.popleft())
+        for k in keys:
+            self.queued[k] = self.queued.get(k, 0) + 1
+        self.held += size
+        self.pending.append((self.pool.submit(self._run, fn, args), keys, size))
+
+    def _finish(self, future, keys, size) -> None:
+        self.held -= size
+        try:
+            future.result()
+        finally:
+            for k in keys:
+                left = self.queued.pop(k) - 1
+                if left:
+                    self.queued[k] = left
+        if self.error is not None:  # an earlier job failed: this one was skipped
+            raise self.error
+
+    def wait(self, keys=None) -> None:
+        """Every queued write done (raising the first error, if any), or only until none
+        of `keys` has one queued."""
+        while self.pending and (keys is None or any(k in self.queued for k in keys)):
+            self._finish(*self.pending.popleft())
+
+    def close(self) -> None:
+        try:
+            self.wait()
+        finally:
+            self.pool.shutdown()
