@@ -185,6 +185,11 @@ class Quixo(_RowsAndSide):
         keep = (lambda i: i % n != n - 1, lambda i: i % n != 0,
                 lambda i: i // n != n - 1, lambda i: i // n != 0)
         self.sources = [[i for i in border if k(i)] for k in keep]
+        # every move's (name, button) and place in the order, by gsolve's name: made once
+        self._names = {f"{c + 1}{d}": ((f"{c + 1} {d}", f"M_{c}_{c + (1 + k) * n * n}_x"),
+                                       (src.index(c), k))
+                       for k, (d, src) in enumerate(zip(self.DIRS, self.sources, strict=True))
+                       for c in src}
 
     def to_gsolve(self, s: str) -> str:
         turn, cells = _turn_board(s, "XO-", self.n * self.n, self.game.name)
@@ -198,12 +203,10 @@ class Quixo(_RowsAndSide):
         return p, p.replace("-", "B")
 
     def move(self, gs, name, child):
-        cell, d = int(name[:-1]) - 1, self.DIRS.index(name[-1])
-        return f"{cell + 1} {name[-1]}", f"M_{cell}_{cell + (1 + d) * self.n * self.n}_x"
+        return self._names[name][0]
 
     def order(self, name):
-        cell, d = int(name[:-1]) - 1, self.DIRS.index(name[-1])
-        return self.sources[d].index(cell), d
+        return self._names[name][1]
 
 
 class Teeko(Quixo):
