@@ -35,13 +35,12 @@ DEFAULT_CASES = ["quixo:size=4", "teeko:size=4", "morris:men=6"]
 
 def run_case(case: str, symmetry: bool, lean: bool = False, paged: int = 0) -> dict:
     from games import get_game
-    from solver.engine import loopy
+    from solver.engine import loopy, manager
     from solver.kernels.numbering import Numbering
-    from solver.methods import tiers
 
     name, _, variant = case.partition(":")
     game = Numbering(get_game(name, variant or None), symmetry)
-    tiers.warm_up(game)
+    manager.warm_up(game)
     tally = {"calls": 0, "slots": 0, "positions": 0, "wall": 0.0, "cpu": 0.0}
     if paged:
         return _paged_case(case, game, paged, tally)
@@ -80,11 +79,11 @@ def run_case(case: str, symmetry: bool, lean: bool = False, paged: int = 0) -> d
 def _solve(game, **options) -> float:
     """Seconds of a tiered solve of `game` into a temporary store (`options`: the tier
     manager's)."""
-    from solver.methods import tiers
+    from solver.engine import manager
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        tiers.solve_into(game, Path(tmp) / "db", fresh=True, **options)
+        manager.solve_into(game, Path(tmp) / "db", fresh=True, **options)
         return time.perf_counter() - t0
 
 

@@ -19,7 +19,6 @@ from solver.engine.plan import plan
 from solver.kernels.codegen import kernels
 from solver.kernels.numbering import Numbering
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
-from solver.methods import tiers
 from solver.methods.solve import solve
 
 
@@ -46,9 +45,9 @@ def _retro_and_sweeps(game, monkeypatch, lean=False):
         retro(*args[:7], lean)
 
     monkeypatch.setattr(loopy, "retrograde", counted)
-    a = tiers.solve(game)
+    a = manager.solve(game)
     monkeypatch.setattr(loopy, "retrograde", _sweeps)
-    b = tiers.solve(game)
+    b = manager.solve(game)
     return a, b, len(calls)
 
 

@@ -1,9 +1,18 @@
-"""The tier manager: runs a tiered solve's tasks in order (solver/engine/plan.py cuts them),
-in this process (solver/engine/local.py) or on a Dask cluster (solver/engine/cluster.py),
-within a memory budget, and resumes them: each finished task is recorded in the store (its
-Record, below), so an interrupted solve resumes at the first unfinished task and a
-finished one never runs again.
-"""
+"""The tiered method ("no state: enumerate a stage, spread it out", GamesCrafters notes)
+and its manager.
+
+A game with tiers splits its hash numbering into contiguous ranges (e.g. by pieces
+placed). The manager runs a tiered solve's tasks in order (solver/engine/plan.py cuts them
+on the store's chunk boundaries), in this process (solver/engine/local.py) or on a Dask
+cluster (solver/engine/cluster.py), within a memory budget; the worker
+(solver/engine/worker.py) runs one task: reachability parents first (reach bytes pushed to
+child tiers through the store), then values children first, reading only the task's own
+range and its child tiers. Each finished task is recorded in the store (its Record,
+below), so an interrupted solve resumes at the first unfinished task and a finished one
+never runs again.
+
+This module is the method "tiers" of solver/methods/registry.py (its protocol: `applies`,
+`why_not`, `warm_up`, `solve`, `solve_into`, WRITES_AS_IT_GOES)."""
 
 from __future__ import annotations
 
@@ -18,7 +27,7 @@ from solver.engine.memory import Strategy, default_budget
 from solver.engine.plan import BASE, GIB, LOCAL_TASK, MAX_TASK, Plan, plan
 from solver.engine.task import REACHED
 from solver.engine.worker import peak_rss
-from solver.kernels.records import LOSE, TIE, WIN
+from solver.kernels.records import LOSE, TIE, WIN, record_dtype
 from solver.runtime.parallel import threads
 from solver.runtime.progress import Progress
 from solver.storage.chunkio import sync_written
@@ -31,6 +40,40 @@ from solver.storage.database import (
     remoteness_dtype,
 )
 from solver.storage.writing import PartialStore
+
+# -- the method protocol (solver/methods/registry.py) ------------------------------------
+WRITES_AS_IT_GOES = True  # task by task: resumable, with the options of solve_into
+
+
+def applies(game) -> bool:
+    if isinstance(game, type):  # a game class (gsolve list): does it define tiers at all?
+        return game.tiers is not Game.tiers
+    return game.tiers() is not None
+
+
+def why_not(game) -> str:
+    return (f"{game.name} does not define tiers, so the tiers method does not apply: use "
+            "--method bottomup" + ("" if game.loopy else " or --method dfs"))
+
+
+def warm_up(game: Game) -> None:
+    worker.warm_kernels(game)
+
+
+def solve(game: Game, progress: Progress | None = None) -> np.ndarray:
+    """In-memory records (for benchmarks and comparisons): solve into a temporary store."""
+    import tempfile
+
+    from solver.storage.database import Database
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / game.name / game.variant_key
+        solve_into(game, path, progress, fresh=True)
+        db = Database(path, game)
+        rec = np.zeros(game.hash_size, record_dtype(game.max_remoteness))
+        for a, v, r in db.chunks():
+            rec[a:a + len(v)] = worker.records(v, r, rec.dtype)
+        return rec
 
 
 # -- memory -------------------------------------------------------------------------------
@@ -63,7 +106,8 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
                memory: int | None = None, workers: int = 0, scheduler: str | None = None,
                max_task: int | None = None, run: dict | None = None,
                borrow: str | None = None, check=None,
-               strategy: Strategy | None = None) -> dict:
+               strategy: Strategy | None = None, method: str | None = None,
+               started: str | None = None) -> dict:
     """Solve tier by tier into the database at `path` (resuming a partial one), holding at
     most `memory` bytes (default: most of what is available). With `workers` or a
     `scheduler`, the tasks run on a Dask cluster (solver/engine/cluster.py), cut smaller so that
@@ -73,7 +117,9 @@ def solve_into(game: Game, path: Path, progress: Progress | None = None, fresh: 
     records a task takes where it holds all of the task's reached positions
     (solver/engine/borrowing.py). `check(group, summary)`: run on the finished arrays before
     the store is marked complete (PartialStore.finish); what it raises leaves it unfinished.
-    `strategy`: the modes every task runs in, in this process (tests: memory.Strategy)."""
+    `strategy`: the modes every task runs in, in this process (tests: memory.Strategy).
+    `method` and `started` go unused: the store records its method and each run's start
+    itself."""
     progress = progress or Progress()
     budget = memory or default_budget()
     per_task = (budget - BASE * max(1, workers)) // max(1, workers)

@@ -26,7 +26,7 @@ from games.base import Game, GsolveError
 METHODS: dict[str, str] = {
     "bottomup": "solver.methods.bottomup",
     "dfs": "solver.methods.dfs",
-    "tiers": "solver.methods.tiers",
+    "tiers": "solver.engine.manager",  # the tier manager is the tiered method
     "retrograde": "solver.methods.retrograde",
 }
 
