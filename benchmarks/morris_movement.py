@@ -118,7 +118,7 @@ def solve_pairs(most: int, memory: float, black: int | None = None,
     from solver.engine.task import REACHED
     from solver.kernels.numbering import Numbering
     from solver.kernels.records import DRAW, LOSE, WIN
-    from solver.storage.chunkio import sync_written
+    from solver.storage.chunks import sync_written
     from solver.storage.database import create_array, remoteness_dtype
     from solver.storage.writing import PartialStore
 

@@ -12,7 +12,7 @@ command's main (solver/command/cli.py) with the arguments after `--`.
 - `--fault KIND:N[:ERRNO],...`: the Nth chunk file write (KIND write: half of its bytes
   written, then ERRNO, default EIO) or rename (KIND rename, before it) of each process
   fails with ERRNO (ENOSPC, EIO...), or the process is SIGKILLed there (KIND kill-write,
-  kill-rename), through the store's `fault_hook` (solver/storage/chunkio.py): faults at a
+  kill-rename), through the store's `fault_hook` (solver/storage/chunks.py): faults at a
   known point, on any filesystem. A Dask cluster's workers get the same hook (Dask's
   worker preload), each counting its own steps, as a process of its own.
 - `--counts FILE`: the writes and renames this process made, as JSON, at its end.
@@ -68,10 +68,10 @@ class Faults:
 
 
 def install_faults(spec: str) -> Faults:
-    """Break this process's chunk file writes as `spec` says (storage/chunkio.py)."""
-    from solver.storage import chunkio
+    """Break this process's chunk file writes as `spec` says (storage/chunks.py)."""
+    from solver.storage import chunks
 
-    chunkio.fault_hook = hook = Faults(spec)
+    chunks.fault_hook = hook = Faults(spec)
     return hook
 
 

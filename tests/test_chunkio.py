@@ -1,10 +1,10 @@
-"""solver/storage/chunkio.py: the same data and the same stored bytes as zarr's own indexing."""
+"""solver/storage/chunks.py: the same data and the same stored bytes as zarr's own indexing."""
 
 import numpy as np
 import pytest
 import zarr
 
-from solver.storage.chunkio import ChunkArray, ChunkGroup, chunk_array
+from solver.storage.chunks import ChunkArray, ChunkGroup, chunk_array
 from solver.storage.database import create_array
 
 

@@ -31,7 +31,7 @@ class Donor:
 
     def __init__(self, game: Game, path: str | Path):
         from solver.storage import stores
-        from solver.storage.chunkio import ChunkGroup
+        from solver.storage.chunks import ChunkGroup
 
         where = Path(path)
         if not (where / "zarr.json").exists():
@@ -75,7 +75,7 @@ class Donor:
     def holds(self, a: int, b: int) -> bool:
         """Whether the store has written every value chunk of [a, b): the tasks a solve
         expects to borrow, before its reach says (its ETA leaves their work out)."""
-        from solver.storage.sealing import present_chunks
+        from solver.storage.chunks import present_chunks
 
         if self._held is None:
             try:

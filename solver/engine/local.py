@@ -19,7 +19,7 @@ from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
 from solver.engine.task import REACHED, needs, outside
 from solver.runtime.progress import Progress
-from solver.storage.chunkio import chunk_array, span
+from solver.storage.chunks import chunk_array, span
 from solver.storage.writing import PartialStore
 
 QUEUE = 256 << 20  # the most bytes of writes queued behind a single-process solve

@@ -30,7 +30,7 @@ from solver.engine.worker import peak_rss
 from solver.kernels.records import LOSE, TIE, WIN, record_dtype
 from solver.runtime.parallel import threads
 from solver.runtime.progress import Progress
-from solver.storage.chunkio import sync_written
+from solver.storage.chunks import sync_written
 from solver.storage.database import (
     CHUNK,
     command,
@@ -303,7 +303,7 @@ def _recheck(store: PartialStore, p: Plan, record: Record) -> None:
     checksums good). A solve task whose chunks fail runs again (it starts from what its
     children and reach bytes left); damaged reach bytes hold marks that only the parent
     tasks' pushes made, so the resume is refused instead."""
-    from solver.storage.chunkio import ChunkGroup
+    from solver.storage.chunks import ChunkGroup
 
     group = ChunkGroup(store.group, (REACHED, "value", "remoteness"))
     for phase, i in record.recent:

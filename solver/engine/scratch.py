@@ -12,12 +12,12 @@ import tempfile
 import numpy as np
 
 from solver.engine.task import Task
-from solver.storage import chunkio
+from solver.storage import chunks
 
 
 class Scratch:
     """A task's scratch folder: named arrays as flat files, read and written in ranges
-    (their writes are fault points, as the store's chunk writes: storage/chunkio.py)."""
+    (their writes are fault points, as the store's chunk writes: storage/chunks.py)."""
 
     def __init__(self, task: Task):
         root = os.environ.get("GSOLVE_SCRATCH") or tempfile.gettempdir()
@@ -55,7 +55,7 @@ class Scratch:
         fd, view = self.fd(name), memoryview(np.ascontiguousarray(data)).cast("B")
         off = at * data.itemsize
         self.ends[name] = max(self.ends[name], off + len(view))
-        hook = chunkio.fault_hook  # tests break a write here (storage/chunkio.py)
+        hook = chunks.fault_hook  # tests break a write here (storage/chunks.py)
         if hook is not None:
             os.lseek(fd, off, os.SEEK_SET)
             rest = hook("write", fd, view)

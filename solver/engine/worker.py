@@ -167,7 +167,7 @@ def warm(name: str, variant: str, symmetric: bool = False) -> None:
     import zarr
     from zarr.storage import MemoryStore
 
-    from solver.storage.chunkio import chunk_array
+    from solver.storage.chunks import chunk_array
     warm_kernels(task_game(name, variant, symmetric))
     group = zarr.open_group(MemoryStore(), mode="w")
     for scratch in (False, True):
@@ -216,7 +216,7 @@ def _numbered(game: Numbering, store: str) -> Numbering:
 def run_task(phase: str, game: Game, store, task: Task, limit: int, lock=None) -> dict:
     """One phase of a task on the store (an address, or an open group), as a result the
     manager records."""
-    from solver.storage.chunkio import ChunkGroup, sync_written
+    from solver.storage.chunks import ChunkGroup, sync_written
     from solver.storage.stores import open_group
 
     group = ChunkGroup(open_group(store, "r+") if isinstance(store, str) else store,

@@ -164,7 +164,7 @@ def check_solved(game: Game, group, attrs: dict, sample: int = 10_000,
     Decoding is its cost (3 ms a chunk of 2^20 positions): the sample's chunks are read
     first, then every value chunk once, on the pool, counted and, where the sample's
     positions or their children lie, read with its remoteness."""
-    from solver.storage.chunkio import chunk_array
+    from solver.storage.chunks import chunk_array
 
     va, ra = chunk_array(group["value"]), chunk_array(group["remoteness"])
     n, chunk = int(va.shape[0]), int(va.chunks[0])

@@ -97,7 +97,7 @@ class _Marks:
 
     def __init__(self, n: int, chunk: int):
         from solver.storage import stores
-        from solver.storage.chunkio import chunk_array
+        from solver.storage.chunks import chunk_array
         from solver.storage.database import create_array
 
         root = os.environ.get("GSOLVE_SCRATCH") or tempfile.gettempdir()

@@ -36,7 +36,7 @@ import numpy as np
 from games.base import Game, GsolveError
 from solver.kernels.numbering import KINDS, Numbering, numbered_game, read_index
 from solver.storage import stores
-from solver.storage.sealing import (
+from solver.storage.chunks import (
     ARRAYS,
     ATTRIBUTES_DIGEST,
     DIGESTS,
@@ -216,7 +216,7 @@ class Database:
             except Exception as e:
                 raise self.damaged(f"its arrays' metadata does not read ({type(e).__name__}: "
                                    f"{e})") from None
-        from solver.storage.chunkio import chunk_array
+        from solver.storage.chunks import chunk_array
 
         self._chunked = [chunk_array(self.value_array), chunk_array(self.remoteness_array)]
         self.problems = self._cheap_problems()

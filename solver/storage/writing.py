@@ -14,6 +14,16 @@ from games.base import Game
 from solver import __version__
 from solver.kernels.numbering import index_attrs, write_index
 from solver.storage import stores
+from solver.storage.chunks import (
+    ARRAYS,
+    ATTRIBUTES_DIGEST,
+    DIGESTS,
+    attributes_digest,
+    bound_arrays,
+    chunk_digest,
+    present_chunks,
+    runs,
+)
 from solver.storage.database import (
     CHUNK,
     FORMAT,
@@ -25,16 +35,6 @@ from solver.storage.database import (
     now,
     partial_path,
     remoteness_dtype,
-)
-from solver.storage.sealing import (
-    ARRAYS,
-    ATTRIBUTES_DIGEST,
-    DIGESTS,
-    attributes_digest,
-    bound_arrays,
-    chunk_digest,
-    present_chunks,
-    runs,
 )
 from solver.storage.stores import Location
 
@@ -211,7 +211,7 @@ class PartialStore:
         if check is not None:
             check(self.group, attrs)
         self.group.update_attributes({**attrs, "finished": now()})
-        for name in ARRAYS:  # chunk files a killed run left half-written (see chunkio.py)
+        for name in ARRAYS:  # chunk files a killed run left half-written (see chunks.py)
             if not stores.is_url(self.path):
                 for stray in (self.path / name / "c").glob("*.partial"):
                     stray.unlink(missing_ok=True)
