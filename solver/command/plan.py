@@ -127,10 +127,12 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
     worker = BASE + least + index
     from solver.methods import estimate
     from solver.methods.registry import applicable_methods
+    from solver.methods.speed import position_share
     from solver.runtime.parallel import threads
 
     root = root if root is not None else default_root()
     est = estimate.estimate(game, "tiers", root=root)
+    counted = position_share(game)
     cores = threads()
     per_core = game.hash_size / max(est.cpu, 1e-9)
     cpu_hours = est.cpu / 3600
@@ -148,6 +150,9 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "symmetry": bool(game.symmetry),
         "stored_positions": int(sum(stored)), "largest_tier_stored": int(max(stored)),
         "index_bytes": int(index),
+        "positions": None if counted is None else {
+            "stored": round(counted.count), "samples": counted.samples,
+            "undecided": round(counted.undecided, 4)},
         "numbered": numbered,
         "largest_task_bytes": int(largest), "largest_task_tier": tiers[at].label,
         "least_task_bytes": int(least),
@@ -183,7 +188,12 @@ def describe(p: dict) -> str:
     rows = [
         ("tiers", f"{p['tiers']:,} ({p['loopy_tiers']:,} loopy)"),
         ("hash slots", f"{p['hash_slots']:,} (largest tier {p['largest_tier']:,})"),
-        *([("stored", f"{p['stored_positions']:,} canonical positions, "
+        *([("positions", f"about {q['stored']:,} stored (counted on {q['samples']:,} "
+                         "random slots, each searched back to the start"
+                         + (f"; {q['undecided']:.1%} undecided, counted in" if
+                            q["undecided"] else "") + ")")]
+          if (q := p.get("positions")) else []),
+        *([("stored", f"{p['stored_positions']:,} canonical slots, "
                       + ("numbered by the game (largest tier "
                          f"{p['largest_tier_stored']:,}), no index" if p["numbered"] else
                          f"sampled (largest tier {p['largest_tier_stored']:,}); their index "

@@ -14,8 +14,11 @@ that cannot fit, the announcement of a long one, its ETA and `gsolve plan` agree
   machine measured on its largest solve of this game with this method (any variant;
   stored after each solve of a second or more), else defaults (DEFAULT_FACTOR,
   PARALLEL, fitted on this project's solves on this 2-core machine).
-* Disk: bytes per visited hash slot of the largest stored database of this game (its
-  chunk files), else DISK_PER_SLOT (fitted on this project's databases).
+* Disk: the positions the solve will store, decided on a few thousand random slots by a
+  backward search to the start (a solve stores what it reaches: Connect-4 6x6 has 8.7
+  slots a position), times the bytes a stored position took in the largest stored
+  database of this game (its chunk files), else DISK_PER_POSITION; per visited slot
+  (DISK_PER_SLOT) for a game without un-moves.
 
 A solve whose plan is past HORIZON, or whose memory does not fit, is refused before it
 touches the disk, with the figures and the options that would fit (`check_solve`).
@@ -32,16 +35,18 @@ import numpy as np
 from games.base import Game, GsolveError
 from solver.kernels.numbering import Numbering, game_of
 from solver.methods.speed import (
+    DISK_PER_POSITION,
     DISK_PER_SLOT,
-    SYMMETRY_COST,
     assumed_rate,
     canonical_share,
     compile_seconds,
     cores_for,
     factor,
     overhead,
+    position_share,
     sample,
     stored_disk,
+    work_base,
 )
 from solver.runtime.env import available_memory, memory_source
 from solver.runtime.progress import duration
@@ -145,9 +150,7 @@ def estimate(game: Game, method: str, available: int | None = None,
         cpu, measured, source = seconds, False, "assumed speed (not sampled: a small game)"
         idle = seconds
     else:
-        base = s.base(game)
-        if sym and not game.symmetry:
-            base *= canonical_share(game) * SYMMETRY_COST
+        base, per = work_base(game, method, s, sym)
         k, parallel, where = factor(game, method, sym)
 
         def timed():
@@ -157,15 +160,11 @@ def estimate(game: Game, method: str, available: int | None = None,
         cpu, seconds = timed()
         idle = cpu / min(parallel, threads(), os.cpu_count() or 1)
         measured = where is not None
-        source = (f"timed sample of {s.slots:,} slots x the factor of this machine's solve "
-                  f"of {game.name} {where}" if where else
-                  f"timed sample of {s.slots:,} slots x a default factor")
-    disk = stored_disk(game, root)
-    per_slot = disk[0] if disk else DISK_PER_SLOT
-    share = 1.0
-    if sym:
-        share = s.share if (s is not None and game.symmetry) else canonical_share(game)
-    disk_bytes = int(game.hash_size * share * per_slot)
+        what = "counted positions" if per == "position" else "slots"
+        source = (f"timed sample of {s.slots:,} slots, over the {what}, x the factor of "
+                  f"this machine's solve of {game.name} {where}" if where else
+                  f"timed sample of {s.slots:,} slots, over the {what}, x a default factor")
+    disk_bytes = planned_disk(game, sym, s, root)
     bound = False
     if method == "tiers":
         from solver.engine.memory import default_budget
@@ -190,6 +189,22 @@ def estimate(game: Game, method: str, available: int | None = None,
     return Estimate(method, int(need), float(seconds + first), measured, have, disk_bytes,
                     source, bound, float(cpu + first), float(idle + first),
                     int(budget or 0), float(first))
+
+
+def planned_disk(game: Game, sym: bool, s, root=None) -> int:
+    """Bytes the database will take: the positions it will store (counted on a sample of
+    slots, `position_share`) x the bytes a position of this game's largest stored database
+    took, else DISK_PER_POSITION; per visited slot where the positions cannot be counted
+    (a game without un-moves)."""
+    disk = stored_disk(game, root)
+    positions = position_share(game, sym)
+    if positions is not None:
+        per = disk.per_position if disk and disk.per_position else DISK_PER_POSITION
+        return int(positions.count * per)
+    share = 1.0
+    if sym:
+        share = s.share if (s is not None and game.symmetry) else canonical_share(game)
+    return int(game.hash_size * share * (disk.per_slot if disk else DISK_PER_SLOT))
 
 
 def _methods(game: Game) -> list[str]:
@@ -278,7 +293,65 @@ def check_solve(game: Game, method: str | None = None, memory: int | None = None
     too_long = not no_time_limit and not est.in_time
     if too_long or not _fits(est, memory):
         _refuse(game, est, memory, workers, root, have, no_time_limit, too_long)
+    _check_disk(game, est, memory, workers, root, have)
     return est
+
+
+DISK_SLACK = 1.1  # the planned disk times this must be free (the plan is a sample's count)
+
+
+def free_disk(root=None) -> tuple[int, str] | None:
+    """(bytes free, where) for a solve into `root`:
+    the free space of the filesystem holding it (its nearest existing folder); None for a
+    store URL or where it cannot be told."""
+    import shutil
+
+    from solver.storage.database import default_root
+
+    where = root if root is not None else default_root()
+    if "://" in str(where):
+        return None
+    path = os.path.abspath(str(where))
+    while not os.path.isdir(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    try:
+        return shutil.disk_usage(path).free, path
+    except OSError:
+        return None
+
+
+def _written(path) -> int:
+    """Bytes under `path` (a tiered solve's partial store, resumed: what it wrote counts)."""
+    try:
+        return sum(os.path.getsize(os.path.join(d, f))
+                   for d, _dirs, files in os.walk(str(path)) for f in files)
+    except OSError:
+        return 0
+
+
+def _check_disk(game, est, memory, workers, root, have) -> None:
+    """GsolveError, with the figures and an option that fits, when the database planned
+    will not fit the free space of its store (what a resumed solve wrote counts as its)."""
+    from solver.storage.database import command, group_path, partial_path
+
+    room = free_disk(root)
+    if room is None or est.disk * DISK_SLACK < 1 << 20:
+        return
+    free, where = room
+    path = group_path(root, game)
+    need = max(0, int(est.disk * DISK_SLACK) - _written(partial_path(path)))
+    if need <= free:
+        return
+    line = (f"{game.describe()} with {est.method}: planned {est.figures()}, more disk than "
+            f"the {size(free)} free at {where}")
+    if game.has_symmetry and not game.symmetry:
+        other = estimate(game, est.method, have, budget=memory, workers=workers, root=root,
+                         symmetry=True, plan_memory=False)
+        if other.disk * DISK_SLACK <= free:
+            words = ["--symmetry", "--method", est.method]
+            raise GsolveError(f"{line}; `gsolve {command(game, path, *words)}` would fit: "
+                              f"{size(other.disk)} disk")
+    raise GsolveError(f"{line}; a --db on a disk with {size(need)} free would hold it")
 
 
 def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> None:

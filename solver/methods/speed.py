@@ -23,6 +23,10 @@ from solver.kernels.numbering import game_of
 # speeds (bottomup sweeps a loopy game many times: Topitop 171 s against retrograde's 39 s).
 DEFAULT_FACTOR = {"tiers": 0.78, "tiers-loopy": 2.4, "retrograde": 3.5, "dfs": 1.2,
                   "bottomup": 1.5, "bottomup-loopy": 10.0}
+# ... per counted position (`work_base`): Connect-4 7x4 with symmetry 2.1 (432 CPU s over
+# 1.12 G stored positions); the slot factor 0.78 times 5x5's and 6x5's 2.5-3.3 slots a
+# position agrees
+POSITION_FACTOR = {"tiers": 2.2}
 PARALLEL = {"tiers": 1.6, "retrograde": 1.4, "bottomup": 1.4, "dfs": 1.0}  # CPU s / wall s
 START = {"dfs": 0.03}  # CPU seconds a solve spends on starting (thread pool, store) ...
 START_STORE = 0.15  # ... for the methods that start threads and a store
@@ -39,6 +43,14 @@ SMALL = 1 << 20  # hash slots: a smaller game is not sampled (its solve takes se
 # bytes on disk per visited hash slot where no database of the game is stored: Connect-4
 # 5x5 0.29, 6x5 0.18, Quixo 4x4 0.28 (0.31 with symmetry), Teeko 5x5 0.43 (symmetry)
 DISK_PER_SLOT = 0.3
+# ... and per stored position, where the positions are counted (`position_share`):
+# Connect-4 with symmetry 7x4 0.53, 6x4 0.59, 5x5 0.71
+DISK_PER_POSITION = 0.7
+REACH_SAMPLES = 4096  # slots a position count decides at most ...
+REACH_SECONDS = 1.0  # ... within about this long
+REACH_CAP = 4096  # slots one backward search may see before it gives up (undecided)
+COUNTED = 1 << 24  # hash slots: a smaller game's disk is planned per slot (megabytes at
+#                    most; not worth compiling the search on its first solve)
 
 
 # -- the timed sample --------------------------------------------------------------------
@@ -126,6 +138,81 @@ def canonical_share(game: Game, starts: list[int] | None = None, width: int = 25
     return share
 
 
+@dataclass(frozen=True)
+class Positions:
+    count: float  # positions a solve stores (orbits under symmetry), estimated
+    samples: int  # slots decided
+    undecided: float  # share of the samples no search decided (counted as positions)
+
+
+def position_share(game: Game, symmetry: bool | None = None) -> Positions | None:
+    """The positions a solve of `game` stores, decided on random slots by a backward search to
+    the start (solver/kernels/reachable.py); under symmetry each position found counts
+    1 / its orbit, as a solve stores one of each orbit. None for a game without un-moves
+    or of fewer than COUNTED slots."""
+    plain = game_of(game)
+    sym = game.symmetry if symmetry is None else symmetry
+    key = (_sample_key(plain), bool(sym))
+    if key in _POSITIONS:
+        return _POSITIONS[key]
+    if not plain.has_parents or plain.hash_size < COUNTED:
+        return None
+    from solver.kernels.codegen import kernels
+    from solver.kernels.reachable import UNDECIDED
+
+    k = kernels(plain.module, "solver.kernels.reachable")
+    rng = np.random.default_rng(plain.hash_size % (1 << 32) + 1)
+    n = min(REACH_SAMPLES, plain.hash_size)
+    hashes = (np.arange(n, dtype=np.int64) if n == plain.hash_size
+              else rng.integers(0, plain.hash_size, n).astype(np.int64))
+    found = np.zeros(n, np.int64)
+    done, t0 = 0, time.perf_counter()
+    while done < n and (done < 64 or time.perf_counter() - t0 < REACH_SECONDS):
+        part = slice(done, min(n, done + 64))
+        k.reach_count(plain.ctx, hashes[part], plain.start, found[part], plain.max_parents,
+                      plain.max_children, plain.scratch_size, REACH_CAP)
+        done = part.stop
+    found = found[:done]
+    hit = hashes[:done][found != 0]  # (undecided counts as a position: disk not short)
+    if not sym:
+        share = hit.size / done
+    else:
+        from solver.kernels.compact import orbit_share
+
+        share = orbit_share(plain, hit) * hit.size / done if hit.size else 0.0
+    p = Positions(plain.hash_size * share, done, float((found == UNDECIDED).sum()) / done)
+    _POSITIONS[key] = p
+    return p
+
+
+_POSITIONS: dict[tuple, Positions] = {}
+
+
+def per_of(game: Game, method: str, symmetry: bool | None = None) -> str:
+    """What a solve's time follows (`work_base`): "position" or "slot"."""
+    sym = game.symmetry if symmetry is None else symmetry
+    counted = method == "tiers" and not game.loopy and position_share(game, sym) is not None
+    return "position" if counted else "slot"
+
+
+def work_base(game: Game, method: str, s: Sample, symmetry: bool | None = None
+              ) -> tuple[float, str]:
+    """(seconds, "position" or "slot"): the sample's CPU time a slot times what the solve
+    expands. A loop-free tiered solve expands the positions it reaches, so its time follows
+    them, counted (Connect-4 has 2 slots a position at 7x4, 8.7 at 6x6: a base of slots
+    made 6x6 look 4 times longer than its positions); the other methods, and a game whose
+    positions are not counted, by the slots they visit. `symmetry` True on a game without
+    it: the canonical positions, each dearer (SYMMETRY_COST)."""
+    sym = game.symmetry if symmetry is None else symmetry
+    if per_of(game, method, sym) == "position":
+        cost = SYMMETRY_COST if sym and not game.symmetry else 1.0
+        return position_share(game, sym).count * s.seconds_per_slot * cost, "position"
+    base = s.base(game)
+    if sym and not game.symmetry:
+        base *= canonical_share(game) * SYMMETRY_COST
+    return base, "slot"
+
+
 # -- what this machine measured ----------------------------------------------------------
 def _speed_file() -> Path:
     from solver.kernels.codegen import cache_dir
@@ -146,7 +233,9 @@ def _key(game: Game, method: str, symmetry: bool | None = None) -> str:
     return f"factor:{method}" + ("+symmetry" if on else "")
 
 
-def default_factor(game: Game, method: str) -> float:
+def default_factor(game: Game, method: str, per: str = "slot") -> float:
+    if per == "position":
+        return POSITION_FACTOR[method]
     loopy = method in ("tiers", "bottomup") and game.loopy
     return DEFAULT_FACTOR[method + ("-loopy" if loopy else "")]
 
@@ -158,10 +247,14 @@ def factor(game: Game, method: str, symmetry: bool | None = None
     stopped or resumed) is trusted as far as the share of the work it did, the default
     for the rest, as the ETA blends its rate (runtime/progress.blend): a solve's first
     tasks are no fair sample of it (Nine Men's Morris's first 6.5%, small placement
-    tiers, measured a factor 5.8 times below what its whole solve takes)."""
+    tiers, measured a factor 5.8 times below what its whole solve takes). A factor
+    measured on another base (`work_base`: positions or slots) is not used."""
+    per = per_of(game, method, symmetry)
     seen = _measured().get(game.name, {})
     got = seen.get(_key(game, method, symmetry)) if isinstance(seen, dict) else None
-    default = default_factor(game, method)
+    if isinstance(got, dict) and got.get("per", "slot") != per:
+        got = None
+    default = default_factor(game, method, per)
     if isinstance(got, dict) and all(isinstance(got.get(k), (int, float)) and got[k] > 0
                                      for k in ("factor", "parallel")):
         share = got.get("share", 1.0)
@@ -210,6 +303,7 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     if seconds < (MIN_MEASURED if share >= 1.0 else PART_MEASURED) or cpu is None \
             or s is None or s.base(game) <= 0 or not 0.0 < share <= 1.0:
         return
+    base, per = work_base(game, method, s)
     if type(game_of(game)) is not game_class(game.name):
         return
     data = _measured()
@@ -233,16 +327,24 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     if busy:  # a machine busy with other work: not the solve's own parallelism
         parallel = old.get("parallel") if isinstance(old, dict) else None
         parallel = parallel if isinstance(parallel, (int, float)) else PARALLEL[method]
-    seen[key] = {"factor": round(work / (s.base(game) * share), 4),
+    seen[key] = {"factor": round(work / (base * share), 4), "per": per,
                  "parallel": round(max(1.0, parallel), 3), "slots": int(game.hash_size),
                  "variant": game.variant_key, "seconds": round(seconds, 2),
                  "cpu_seconds": round(cpu, 2), "share": round(share, 4)}
     _write_measured(data)
 
 
-def stored_disk(game: Game, root=None) -> tuple[float, str] | None:
-    """(bytes per visited hash slot, variant) of the largest finished database of this game
-    under `root` on this machine: its files' sizes over the slots its solve visited."""
+@dataclass(frozen=True)
+class StoredDisk:
+    per_slot: float  # bytes per hash slot its solve visited
+    per_position: float | None  # bytes per stored position (where the database counts them)
+    variant: str
+
+
+def stored_disk(game: Game, root=None) -> StoredDisk | None:
+    """The bytes on disk of the largest finished database of this game under `root` on
+    this machine (its files' sizes), per slot its solve visited and per position it
+    stores."""
     from solver.storage.database import default_root
 
     try:
@@ -270,7 +372,10 @@ def stored_disk(game: Game, root=None) -> tuple[float, str] | None:
         return None
     # a database with symmetry holds the canonical slots only (the rest compress to nothing)
     visited = n * (canonical_share(game) if attrs.get("symmetry") and game.has_symmetry else 1)
-    return disk / max(1.0, visited), str(attrs.get("variant_key") or d.name)
+    stored = attrs.get("positions")
+    per_position = disk / stored if isinstance(stored, int) and stored > 0 else None
+    return StoredDisk(disk / max(1.0, visited), per_position,
+                      str(attrs.get("variant_key") or d.name))
 
 def assumed_rate(game: Game | type[Game], method: str) -> float:
     if method == "tiers":
