@@ -7,6 +7,13 @@ distinct modules ran, in the order first entered, and how many distinct (caller 
 callee module) pairs the solve called through: the path a reader follows through the
 code, from `solve()` to the store. The game's kernels (numba) run no Python frames and
 count nowhere; the kernels' generated modules count once, as `<generated>`.
+
+Measured here (2026-12-02, 2 cores beside a niced Connect-4 8x4 solve), Connect-4 5x5
+tiers: 34 modules and 107 distinct calls between them at 876cd8e; 27 and 89 after the
+merges of issue 45 (engine/task.py with taskio, storage/writing.py with partial,
+kernels/numbering.py with storage/index, engine/local.py with chunk_cache and writer,
+engine/manager.py with record and methods/tiers, storage/chunks.py with chunkio and
+sealing). Of the 27, three are the game's (games.base, games.connect4, games.registry).
 """
 
 from __future__ import annotations
