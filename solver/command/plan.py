@@ -165,6 +165,10 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         "cluster": {"node_cores": NODE_CORES, "node_gib": NODE_GIB,
                     "workers_per_node": node_workers,
                     "nodes_for_one_day": nodes if node_workers >= 1 else None,
+                    # every worker busy (the tier graph's widest levels; its first and
+                    # last levels run few tasks at once, so more on a small graph)
+                    "hours": round(cpu_hours / (nodes * node_workers), 2),
+                    "worker_memory_bytes": int(worker), "store_bytes": int(est.disk),
                     "fits_one_node": worker <= NODE_GIB * GIB},
         "this_machine": {"cores": cores, "days": round(est.seconds / 86400, 2)},
     }
@@ -215,7 +219,10 @@ def describe(p: dict) -> str:
                               for m, e in p["methods"].items())),
         ("cluster", f"{c['nodes_for_one_day']:,} nodes of {c['node_cores']} cores / "
                     f"{c['node_gib']} GiB for a one-day solve, {c['workers_per_node']} "
-                    "workers a node" if c["fits_one_node"] else
+                    f"workers a node of {human(c['worker_memory_bytes'])} each: about "
+                    f"{duration(c['hours'] * 3600)} with every worker busy, "
+                    f"{human(c['store_bytes'])} in the store they share"
+                    if c["fits_one_node"] else
                     f"no {c['node_gib']} GiB node holds the largest task"),
     ]
     head = f"plan for {p['game']} {p['variant']} (tiers)"
