@@ -126,19 +126,19 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
         index = CanonicalIndex.nbytes_for(game.hash_size, sum(stored))
     worker = BASE + least + index
     from solver.methods import estimate
-    from solver.methods.registry import applicable_methods
+    from solver.methods.registry import TIERED, applicable_methods
     from solver.methods.speed import position_share
     from solver.runtime.parallel import threads
 
     root = root if root is not None else default_root()
-    est = estimate.estimate(game, "tiers", root=root)
+    est = estimate.estimate(game, TIERED, root=root)
     counted = position_share(game)
     cores = threads()
     per_core = game.hash_size / max(est.cpu, 1e-9)
     cpu_hours = est.cpu / 3600
     methods = {}
     for m in applicable_methods(game):
-        e = est if m == "tiers" else estimate.estimate(game, m, root=root)
+        e = est if m == TIERED else estimate.estimate(game, m, root=root)
         methods[m] = {"seconds": round(e.seconds, 1), "memory_bytes": int(e.bytes),
                       "fits": bool(estimate._fits(e)) and e.in_time}
     node_workers = max(1, min(NODE_CORES, int(NODE_GIB * GIB // worker)))

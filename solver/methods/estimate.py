@@ -34,6 +34,7 @@ import numpy as np
 
 from games.base import Game, GsolveError
 from solver.kernels.numbering import Numbering, game_of
+from solver.methods.registry import TIERED
 from solver.methods.speed import (
     DISK_PER_POSITION,
     DISK_PER_SLOT,
@@ -51,7 +52,7 @@ from solver.methods.speed import (
 from solver.runtime.env import available_memory, memory_source
 from solver.runtime.progress import duration
 
-ORDER = ("dfs", "retrograde", "tiers", "bottomup")  # ties broken in this order
+ORDER = ("dfs", "retrograde", TIERED, "bottomup")  # ties broken in this order
 FIT = 0.9  # a solve may use this share of the memory available
 LONG = 60.0  # seconds: a solve estimated longer is announced, with its estimate
 HORIZON = 7 * 86400.0  # seconds: a solve planned longer is refused (--no-time-limit)
@@ -166,7 +167,7 @@ def estimate(game: Game, method: str, available: int | None = None,
                   f"timed sample of {s.slots:,} slots, over the {what}, x a default factor")
     disk_bytes = planned_disk(game, sym, s, root)
     bound = False
-    if method == "tiers":
+    if method == TIERED:
         from solver.engine.memory import default_budget
 
         budget = budget or default_budget()
@@ -214,7 +215,7 @@ def _methods(game: Game) -> list[str]:
 
     out = []
     for m in METHODS:
-        if m == "tiers":
+        if m == TIERED:
             if type(game_of(game)).tiers is not Game.tiers:
                 out.append(m)
         elif method_module(m).applies(game):
@@ -253,15 +254,15 @@ def default_method(game: Game | type[Game]) -> str:
                                           ORDER.index(e.method)))
         else:
             best = min(plans.values(), key=lambda e: (e.bytes, e.seconds))
-        if best.method != "tiers" or game.tiers() is not None:  # a variant without tiers
+        if best.method != TIERED or game.tiers() is not None:  # a variant without tiers
             return best.method
-        del plans["tiers"]
+        del plans[TIERED]
 
 
 def _fits(e: Estimate, budget: int | None = None) -> bool:
     """Whether the plan's memory fits: a tiered one within its budget (the tier manager
     cut its tasks so), every one within what this machine may use."""
-    if e.method == "tiers":
+    if e.method == TIERED:
         from solver.engine.memory import default_budget
 
         if e.bytes > (budget or e.budget or default_budget()):  # (the memory available
@@ -289,7 +290,7 @@ def check_solve(game: Game, method: str | None = None, memory: int | None = None
         est = cheap[method] if method else min(cheap.values(), key=lambda e: e.seconds)
         _refuse(game, est, memory, workers, root, have, no_time_limit, too_long=True)
     method = method or default_method(game)
-    est = plan(method, planned=True) if method == "tiers" else cheap.get(method) or plan(method)
+    est = plan(method, planned=True) if method == TIERED else cheap.get(method) or plan(method)
     too_long = not no_time_limit and not est.in_time
     if too_long or not _fits(est, memory):
         _refuse(game, est, memory, workers, root, have, no_time_limit, too_long)
@@ -358,7 +359,7 @@ def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> 
     from solver.storage.database import command, group_path
 
     budget = memory
-    if est.method == "tiers":
+    if est.method == TIERED:
         from solver.engine.memory import default_budget
 
         budget = memory or default_budget()
@@ -369,7 +370,7 @@ def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> 
         why = f"past the {HORIZON / 86400:.0f}-day limit" + (
             " (--no-time-limit starts it anyway)" if not est.bound and _fits(est, memory)
             else "" if est.bound else f" and {size(est.bytes)} does not fit in memory")
-    elif est.method == "tiers":
+    elif est.method == TIERED:
         default = not memory or budget == default_budget()  # (solve() passes the default)
         why = (f"more than the {'default' if default else '--memory'} budget of "
                f"{size(budget)}" + ("" if not default or memory_source(have) == "available"
@@ -409,13 +410,13 @@ def _suggestion(game, asked, memory, workers, root, have, no_time_limit):
         for m in methods:
             words = ["--method", m] if m != asked.method else []
             words += ["--symmetry"] if sym and not game.symmetry else []
-            opts = {"workers": workers if m == "tiers" else 0, "root": root}
-            cheap = estimate(game, m, have, budget=memory if m == "tiers" else None,
+            opts = {"workers": workers if m == TIERED else 0, "root": root}
+            cheap = estimate(game, m, have, budget=memory if m == TIERED else None,
                              symmetry=sym, plan_memory=False, **opts)
             if not no_time_limit and not cheap.in_time:
                 continue
             g = game if sym == game.symmetry else _symmetric(game)
-            if m == "tiers":
+            if m == TIERED:
                 if g.tiers() is None:
                     continue
                 budget = memory or full

@@ -23,10 +23,11 @@ import importlib
 
 from games.base import Game, GsolveError
 
+TIERED = "tiers"  # the method that streams tiers through the store (the others: whole)
 METHODS: dict[str, str] = {
     "bottomup": "solver.methods.bottomup",
     "dfs": "solver.methods.dfs",
-    "tiers": "solver.engine.manager",  # the tier manager is the tiered method
+    TIERED: "solver.engine.manager",  # the tier manager is the tiered method
     "retrograde": "solver.methods.retrograde",
 }
 

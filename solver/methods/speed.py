@@ -16,18 +16,19 @@ import numpy as np
 
 from games.base import Game
 from solver.kernels.numbering import game_of
+from solver.methods.registry import TIERED
 
 # CPU seconds of a solve per second of `base` (see above), fitted on this project's
 # measured solves: Connect-4 5x5 and 6x5 tiers, Quixo 4x4 retrograde, Quixo and Teeko
 # tiers with symmetry. dfs and bottomup: scaled from those by the old assumed relative
 # speeds (bottomup sweeps a loopy game many times: Topitop 171 s against retrograde's 39 s).
-DEFAULT_FACTOR = {"tiers": 0.78, "tiers-loopy": 2.4, "retrograde": 3.5, "dfs": 1.2,
+DEFAULT_FACTOR = {TIERED: 0.78, f"{TIERED}-loopy": 2.4, "retrograde": 3.5, "dfs": 1.2,
                   "bottomup": 1.5, "bottomup-loopy": 10.0}
 # ... per counted position (`work_base`): Connect-4 7x4 with symmetry 2.1 (432 CPU s over
 # 1.12 G stored positions); the slot factor 0.78 times 5x5's and 6x5's 2.5-3.3 slots a
 # position agrees
-POSITION_FACTOR = {"tiers": 2.2}
-PARALLEL = {"tiers": 1.6, "retrograde": 1.4, "bottomup": 1.4, "dfs": 1.0}  # CPU s / wall s
+POSITION_FACTOR = {TIERED: 2.2}
+PARALLEL = {TIERED: 1.6, "retrograde": 1.4, "bottomup": 1.4, "dfs": 1.0}  # CPU s / wall s
 START = {"dfs": 0.03}  # CPU seconds a solve spends on starting (thread pool, store) ...
 START_STORE = 0.15  # ... for the methods that start threads and a store
 PER_TIER = 1e-4  # CPU seconds a tiered solve spends per tier besides its positions
@@ -191,7 +192,7 @@ _POSITIONS: dict[tuple, Positions] = {}
 def per_of(game: Game, method: str, symmetry: bool | None = None) -> str:
     """What a solve's time follows (`work_base`): "position" or "slot"."""
     sym = game.symmetry if symmetry is None else symmetry
-    counted = method == "tiers" and not game.loopy and position_share(game, sym) is not None
+    counted = method == TIERED and not game.loopy and position_share(game, sym) is not None
     return "position" if counted else "slot"
 
 
@@ -236,7 +237,7 @@ def _key(game: Game, method: str, symmetry: bool | None = None) -> str:
 def default_factor(game: Game, method: str, per: str = "slot") -> float:
     if per == "position":
         return POSITION_FACTOR[method]
-    loopy = method in ("tiers", "bottomup") and game.loopy
+    loopy = method in (TIERED, "bottomup") and game.loopy
     return DEFAULT_FACTOR[method + ("-loopy" if loopy else "")]
 
 
@@ -270,7 +271,7 @@ def factor(game: Game, method: str, symmetry: bool | None = None
 def overhead(game: Game, method: str) -> float:
     """CPU seconds of a solve besides its positions: start-up, and per tier (counted where
     the tier list is already built: a huge one takes minutes to build)."""
-    tiers = game.known_tiers() if method == "tiers" else None
+    tiers = game.known_tiers() if method == TIERED else None
     return START.get(method, START_STORE) + PER_TIER * (len(tiers) if tiers else 0)
 
 
@@ -378,7 +379,7 @@ def stored_disk(game: Game, root=None) -> StoredDisk | None:
                       str(attrs.get("variant_key") or d.name))
 
 def assumed_rate(game: Game | type[Game], method: str) -> float:
-    if method == "tiers":
+    if method == TIERED:
         return TIERS_RATE[bool(game.loopy)]
     return ASSUMED_RATE[method]
 
@@ -397,9 +398,9 @@ def _write_measured(data: dict) -> None:
 # -- compiling ----------------------------------------------------------------------------
 # CPU seconds a method's first solve of a game spends compiling its kernels where this
 # machine measured none (2 cores here, from a cold cache: 30 to 308 s, Nine Men's Morris 177)
-DEFAULT_COMPILE = {"dfs": 30.0, "bottomup": 40.0, "retrograde": 60.0, "tiers": 120.0}
+DEFAULT_COMPILE = {"dfs": 30.0, "bottomup": 40.0, "retrograde": 60.0, TIERED: 120.0}
 TEMPLATES = {"dfs": "solver.kernels.dfs", "bottomup": "solver.kernels.bottomup",
-             "retrograde": "solver.kernels.retrograde", "tiers": "solver.kernels.tiers"}
+             "retrograde": "solver.kernels.retrograde", TIERED: "solver.kernels.tiers"}
 
 
 def compile_seconds(game: Game, method: str) -> float:
