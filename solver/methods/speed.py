@@ -159,7 +159,6 @@ def position_share(game: Game, symmetry: bool | None = None) -> Positions | None
     if not plain.has_parents or plain.hash_size < COUNTED:
         return None
     from solver.kernels.codegen import kernels
-    from solver.kernels.reachable import UNDECIDED
 
     k = kernels(plain.module, "solver.kernels.reachable")
     rng = np.random.default_rng(plain.hash_size % (1 << 32) + 1)
@@ -181,7 +180,7 @@ def position_share(game: Game, symmetry: bool | None = None) -> Positions | None
         from solver.kernels.compact import orbit_share
 
         share = orbit_share(plain, hit) * hit.size / done if hit.size else 0.0
-    p = Positions(plain.hash_size * share, done, float((found == UNDECIDED).sum()) / done)
+    p = Positions(plain.hash_size * share, done, float((found == k.UNDECIDED).sum()) / done)
     _POSITIONS[key] = p
     return p
 
