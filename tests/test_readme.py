@@ -36,7 +36,6 @@ SKIP = {
     "gsolve quixo -V size=4 --method retrograde": "several minutes on 2 cores",
     "gsolve connect4 -V width=6,height=4 --method tiers --memory 1":
         "about a minute on 2 cores (benchmarks/results/2026-11-25-connect4-6x4.md)",
-    "gsolve plan connect4 -V width=7,height=6": "samples the largest tiers: about 15 s",
 }
 
 TIMING = re.compile(r"\d[\d,]*(?:\.\d+)?(?= ?(?:s|ms|min|positions/s)\b)")
