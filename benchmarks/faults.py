@@ -4,7 +4,7 @@ Each scenario is a tiered solve cut into small chunks and tasks (so that it has 
 of fault points). It is solved once cleanly to count its chunk writes and renames, and
 against a reference solved by another method (dfs or retrograde, which share no code with
 the tier engine's writer). Then, at N points spread over its writes and renames, a solve
-is broken there (tests/hooked.py --fault, through solver/storage/chunkio.py's fault hook:
+is broken there (tests/hooked.py --fault, through solver/storage/chunks.py's fault hook:
 ENOSPC half-way through a chunk write, EIO on a rename, SIGKILL in the middle of either;
 or SIGTERM and SIGKILL at random times),
 twice over where `--twice`, and resumed with no fault. Every resume must be byte-identical
