@@ -166,12 +166,14 @@ def position_share(game: Game, symmetry: bool | None = None) -> Positions | None
     hashes = (np.arange(n, dtype=np.int64) if n == plain.hash_size
               else rng.integers(0, plain.hash_size, n).astype(np.int64))
     found = np.zeros(n, np.int64)
-    done, t0 = 0, time.perf_counter()
-    while done < n and (done < 64 or time.perf_counter() - t0 < REACH_SECONDS):
+    done, t0 = 0, None
+    while done < n and (t0 is None or time.perf_counter() - t0 < REACH_SECONDS):
         part = slice(done, min(n, done + 64))
         k.reach_count(plain.ctx, hashes[part], plain.start, found[part], plain.max_parents,
                       plain.max_children, plain.scratch_size, REACH_CAP)
         done = part.stop
+        if t0 is None:  # the clock starts after the first batch, which may compile
+            t0 = time.perf_counter()
     found = found[:done]
     hit = hashes[:done][found != 0]  # (undecided counts as a position: disk not short)
     if not sym:
