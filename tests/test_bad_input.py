@@ -168,7 +168,7 @@ def test_a_lock_refusal_and_a_finished_solve_leave_what_they_found(tmp_path, cap
 
     from games import get_game
     from solver.storage.database import group_path
-    from solver.storage.lock import lock_path
+    from solver.storage.stores import lock_path
 
     db = tmp_path / "db"
     path = group_path(db, get_game("tictactoe"))
@@ -188,13 +188,13 @@ def test_solved_database_on_a_read_only_disk_prints_its_summary(solved, capsys, 
     """Re-running the solve of a database on a read-only disk failed "cannot lock": a
     place nothing can be written to needs no writer lock. (Tests may run as root, which
     chmod does not stop: the lock's open is made to fail as on a read-only mount.)"""
-    import solver.storage.lock as lock
+    from solver.storage import stores
 
-    class ReadOnly(lock.FileLock):
+    class ReadOnly(stores.FileLock):
         def acquire(self, *args, **kw):
             raise OSError(errno.EROFS, "Read-only file system", self.lock_file)
 
-    monkeypatch.setattr(lock, "FileLock", ReadOnly)
+    monkeypatch.setattr(stores, "FileLock", ReadOnly)
     code, out, err = run(capsys, "tictactoe", "--db", str(solved))
     assert code == 0 and "already solved" in out and "5,478" in out, err
 

@@ -407,7 +407,7 @@ def test_clean_removes_leftovers_and_keeps_the_database(solved_db, capsys):
 
 
 def test_clean_never_touches_a_running_solve(solved_db, capsys):
-    from solver.storage.lock import writer_lock
+    from solver.storage.stores import writer_lock
 
     ttt = solved_db / "tictactoe" / "default"
     partial = leftover(ttt, "default.partial")

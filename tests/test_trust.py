@@ -21,7 +21,7 @@ from solver.command.cli import main
 from solver.methods.solve import solve
 from solver.methods.verify import verify
 from solver.storage.database import DamagedDatabase, Database, group_path
-from solver.storage.lock import lock_path, writer_lock
+from solver.storage.stores import lock_path, writer_lock
 
 C4 = "width=4,height=4"
 
@@ -45,7 +45,7 @@ def gsolve_primed(*args, env=None):
     """`gsolve ARGS` in a fresh process that has imported everything and starts when its
     `go` is called: its start-up time does not race the test's timing."""
     code = ("import sys; from solver.command.cli import main; "
-            "import solver.methods.solve, solver.storage.lock; "
+            "import solver.methods.solve, solver.storage.stores; "
             f"sys.stdin.readline(); sys.exit(main({list(args)!r}))")
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

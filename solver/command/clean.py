@@ -9,16 +9,16 @@ Beside each database folder `<root>/<game>/<variant key>` a solve may leave:
     <key>.old-<pid>      the database a finished solve replaced, when the solve was killed
                          between the two renames of its swap (storage/writing.py swap_in)
 
-A solve removes the last two of its own variant when it starts (solver.storage.lock.remove_stale);
+A solve removes the last two of its own variant when it starts (solver.storage.stores.remove_stale);
 `clean` removes all three for every variant, without solving. The folders of a solve
-running now are never touched: each variant's writer lock (solver/storage/lock.py) is taken while
+running now are never touched: each variant's writer lock (solver/storage/stores.py) is taken while
 its folders are removed, and a variant whose lock is held, or whose lock file names a live
 process, is kept. A `.partial-<pid>`/`.old-<pid>` whose process is still alive is kept too.
 An `.old-<pid>` holding a complete database where no database is in place any more is put
 back in place (as a solve would), not removed.
 
 Only the folders of known games are looked at, so a mistaken --db removes nothing foreign.
-On a store URL the lock is this machine's own (see solver/storage/lock.py): solves from other
+On a store URL the lock is this machine's own (see solver/storage/stores.py): solves from other
 machines are not seen.
 """
 
@@ -106,7 +106,7 @@ def find(root: Location, game: str | None = None, key: str | None = None) -> lis
     """The leftovers under `root` (of `game`, of its variant `key`), in path order, each
     with the action a clean would take as far as can be seen without the locks."""
     from games.registry import available
-    from solver.storage.lock import pid_alive, running_writer
+    from solver.storage.stores import pid_alive, running_writer
 
     games = [game] if game else sorted(set(available()) & set(stores.listdir(root)))
     out = []
@@ -153,7 +153,7 @@ def clean(root: Location, game: str | None = None, key: str | None = None,
     holding its variant's writer lock; a variant whose lock is held is kept."""
     from filelock import FileLock, Timeout
 
-    from solver.storage.lock import holder, lock_path, release
+    from solver.storage.stores import holder, lock_path, release
 
     found = find(root, game, key)
     by_db: dict[Location, list[Leftover]] = {}

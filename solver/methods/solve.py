@@ -80,9 +80,9 @@ def solve(game: Game, method: str | None = None, root: str | Path | None = None,
     estimate.HORIZON (unless `no_time_limit`), is refused with the plan's figures and an
     option that would fit (estimate.check_solve).
 
-    Holds the variant's one-writer lock throughout (solver.storage.lock): while another process
+    Holds the variant's one-writer lock throughout (solver.storage.stores): while another process
     solves the same variant this stops with a message naming it, or with `wait` waits."""
-    from solver.storage.lock import writer_lock
+    from solver.storage.stores import writer_lock
 
     progress = progress or Progress()
     game = Numbering.of(game, symmetry)

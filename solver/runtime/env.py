@@ -10,7 +10,7 @@ fails on any other: tests install their pauses and faults as hooks, tests/hooked
     GSOLVE_MEMORY             the most memory a solve may use, a size (`8G`) of at least
                               MIN_MEMORY, read by parse_bytes (available_memory)
     GSOLVE_DB                 the databases' root or store URL (storage/database.py)
-    GSOLVE_CACHE              compiled kernels and locks (kernels/codegen.py, storage/lock.py)
+    GSOLVE_CACHE              compiled kernels and locks (kernels/codegen.py, storage/stores.py)
     GSOLVE_SCRATCH            a paged task's and the verifier's scratch files
                               (engine/scratch.py, methods/verify_tiers.py)
     GSOLVE_DEBUG              a traceback instead of one line on an internal error

@@ -435,7 +435,7 @@ class UnfinishedSolve(DatabaseError):
 
 
 def _missing(path: Location, game: Game) -> DatabaseError:
-    from solver.storage.lock import running_writer
+    from solver.storage.stores import running_writer
 
     pid = running_writer(path)
     if pid is not None:

@@ -111,7 +111,7 @@ def write_arrays(path: Location, game: Game, method: str, started: str, chunks, 
 def swap_in(tmp: Location, path: Location) -> None:
     """Put the finished folder `tmp` at `path`; the database it replaces is removed after.
     (A solve killed between the two renames leaves `<key>.old-<pid>`, which the next solve
-    puts back: see solver.storage.lock.)"""
+    puts back: see solver.storage.stores.)"""
     old = path.with_name(f"{path.name}.old-{os.getpid()}")
     if path.exists():
         stores.move(path, old)
@@ -125,7 +125,7 @@ class PartialStore:
 
     Lives at `<path>.partial` with `complete` unset; records which pieces are done in its
     attributes after each piece is written, and is swapped into place by `finish`. Only
-    the holder of the variant's writer lock (solver.storage.lock) may open one.
+    the holder of the variant's writer lock (solver.storage.stores) may open one.
     """
 
     def __init__(self, path: Location, game: Game, method: str, rem_dtype, fresh: bool):

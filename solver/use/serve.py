@@ -204,7 +204,7 @@ class Databases:
 
     def _solved(self, game: str, variant: str) -> Solved:
         from solver.storage.database import DamagedDatabase, DatabaseError, group_path
-        from solver.storage.lock import running_writer
+        from solver.storage.stores import running_writer
 
         g = self.game(game, variant)
         try:
