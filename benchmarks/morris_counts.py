@@ -37,8 +37,8 @@ import time
 import numpy as np
 from numba import njit
 
+from games import get_game
 from games.morris import board_symmetries, canonical, symmetry_table
-from games.registry import get_game
 
 GASSER_STATES = 7_673_759_269  # Gasser 1996, section 4.1 (MSRI Publications 29, p. 104)
 GASSER_INDICES = 9_074_932_579  # the range of his hash function (p. 105)

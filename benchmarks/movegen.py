@@ -18,7 +18,7 @@ import time
 import numpy as np
 from numba import njit
 
-from games.registry import get_game
+from games import get_game
 
 
 @njit  # not cached: a cached copy would keep stale game functions inside it

@@ -87,7 +87,7 @@ def peer_cmd(pair: Pair, peers: Path) -> list[str] | None:
 
 
 def gsolve_has(game: str) -> bool:
-    from games.registry import available
+    from games import available
 
     return game in available()
 

@@ -75,6 +75,7 @@ import math
 
 import numpy as np
 
+from games import register
 from games.base import (
     LOSE,
     Game,
@@ -92,7 +93,6 @@ from games.common import (
     mask_symmetry_cells,
     orbit_masks_in,
 )
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import (
     arrangement_pass,

@@ -15,7 +15,7 @@ A game is a module in `games/` that defines
 
 * a subclass of :class:`Game` that holds the variant, the context, the hash size, the
   start, and the position-string and move-name conversions, registered by
-  ``@games.registry.register``.
+  ``@games.register``.
 
 The optional functions are listed, with their signatures and what each needs beside it, in
 one table, :data:`FUNCTIONS` below; the contract check, the kernel binding

@@ -44,6 +44,7 @@ is not taken: it is for Quixo's (X, O) tiers, not these.
 
 from __future__ import annotations
 
+from games import register
 from games.base import Tier, Variant
 from games.quixo import (  # noqa: F401  the rules are Quixo's
     Quixo,
@@ -57,7 +58,6 @@ from games.quixo import (  # noqa: F401  the rules are Quixo's
     parents_canonical,
     primitive,
 )
-from games.registry import register
 
 # ctx: games.quixo's (generic hash, pushing.push_table, common.mask_symmetries)
 

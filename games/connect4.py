@@ -45,6 +45,7 @@ import math
 
 import numpy as np
 
+from games import register
 from games.base import (
     INDEXED,
     LOSE,
@@ -57,7 +58,6 @@ from games.base import (
     forms,
     parse_board,
 )
-from games.registry import register
 from hashing.jit import njit
 
 CHARS = "XO-"

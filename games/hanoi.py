@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from games import register
 from games.base import WIN, Game, PositionError, Variant, VariantError
-from games.registry import register
 from hashing.jit import njit
 
 MAX_HASH = 1 << 32  # 8 GiB of records at 2 bytes a position; larger variants are refused

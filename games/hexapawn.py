@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, Game, PositionError, Tier, Variant, parse_board
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import rank, unrank
 from hashing.jit import njit

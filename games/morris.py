@@ -92,8 +92,8 @@ import math
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, forms
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import (
     arrangement_pass,

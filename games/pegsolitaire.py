@@ -43,8 +43,8 @@ import math
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, WIN, Game, PositionError, Tier, Variant, VariantError
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import popcount, rank_masks, unrank_masks
 from hashing.jit import njit

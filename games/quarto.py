@@ -58,9 +58,9 @@ import math
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, TIE, Game, PositionError, Tier, Variant
 from games.common import board_to_rows, line_table, lines_through
-from games.registry import register
 from hashing.jit import njit
 
 HEX = "0123456789abcdef"

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, TIE, Game, PositionError, Tier, Variant, VariantError
 from games.chessmoves import (
     BISHOP,
@@ -63,7 +64,6 @@ from games.chessmoves import (
     unmake_move,
     unmake_unmove,
 )
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import unrank
 from hashing.jit import njit

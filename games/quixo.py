@@ -39,6 +39,7 @@ import math
 
 import numpy as np
 
+from games import register
 from games.base import INDEXED, Game, PositionError, Tier, Variant, forms, hash_tiers
 from games.common import mask_symmetries, mask_symmetry_cells, orbit_masks, rank_image
 from games.pushing import (
@@ -48,7 +49,6 @@ from games.pushing import (
     push_primitive,
     push_table,
 )
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import colex_parts, masks_of_ranks, popcount, subset_places, unrank_masks
 from hashing.jit import njit

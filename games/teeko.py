@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, Game, PositionError, Tier, Variant, VariantError, forms
 from games.common import line_table, mask_symmetries, orbit_masks, rank_image
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import combo_of, popcount, unrank_masks
 from hashing.jit import njit

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, TIE, Game, PositionError, Tier, hash_tiers, parse_board
 from games.common import (
     board_to_rows,
@@ -21,7 +22,6 @@ from games.common import (
     square_symmetries,
     symmetric_images,
 )
-from games.registry import register
 from hashing import HashContext
 from hashing.generic import rank, unrank
 from hashing.jit import njit

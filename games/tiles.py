@@ -49,8 +49,8 @@ import random
 
 import numpy as np
 
+from games import register
 from games.base import WIN, Game, PositionError, Variant, VariantError
-from games.registry import register
 from hashing.jit import njit
 
 MAX_HASH = 1 << 30  # 2 GiB of records at 2 bytes a position; larger instances are refused

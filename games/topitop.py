@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from games import register
 from games.base import LOSE, WIN, Game, PositionError, Variant
-from games.registry import register
 from hashing.jit import njit
 
 # cell contents, bottom to top; index = cell type

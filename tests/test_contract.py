@@ -10,8 +10,8 @@ import types
 import numpy as np
 import pytest
 
+from games import available, game_class, get_game
 from games.base import FUNCTIONS, GsolveError, Tier, game_functions
-from games.registry import available, game_class, get_game
 from games.tictactoe import TicTacToe
 from hashing.jit import returning_arrays
 from solver.command.check import run_checks

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from games import available, game_class, get_game
 from games.base import PositionError
-from games.registry import available, game_class, get_game
 from solver.command.check import _Rules, _sample
 from solver.command.cli import main
 from solver.command.options import one_line

@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 from hooked import command as hooked
 
-from games import get_game
+from games import available, get_game
 from games.base import GsolveError, Tier
-from games.registry import available
 from games.tictactoe import TicTacToe
 from solver.methods.registry import applicable_methods
 from solver.methods.solve import solve

@@ -6,9 +6,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from games import registry
+import games as registry
+from games import available, game_class, get_game, register
 from games.base import Game, GsolveError, UnknownGameError
-from games.registry import available, game_class, get_game, register
 from solver.command.cli import cli
 
 # A game of another package: a subtraction game (take 1..take tokens; who cannot, loses).
@@ -16,7 +16,7 @@ SUBTRACTION = '''
 import numpy as np
 
 from games.base import LOSE, Game, PositionError, Variant
-from games.registry import register
+from games import register
 from hashing.jit import njit
 
 

@@ -17,9 +17,8 @@ import reference
 from checks import assert_matches_reference
 from numba import njit
 
-from games import get_game
+from games import available, get_game
 from games.common import square_symmetries
-from games.registry import available
 from solver.kernels.numbering import Numbering
 from solver.methods.registry import applicable_methods
 from solver.methods.solve import solve

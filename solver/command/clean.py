@@ -105,7 +105,7 @@ def _describe(kind: str, loc: Location, pid: int | None) -> str:
 def find(root: Location, game: str | None = None, key: str | None = None) -> list[Leftover]:
     """The leftovers under `root` (of `game`, of its variant `key`), in path order, each
     with the action a clean would take as far as can be seen without the locks."""
-    from games.registry import available
+    from games import available
     from solver.storage.stores import pid_alive, running_writer
 
     games = [game] if game else sorted(set(available()) & set(stores.listdir(root)))

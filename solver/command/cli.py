@@ -37,7 +37,7 @@ class DefaultToSolve(click.Group):
 
     def parse_args(self, ctx, args):
         if args and args[0] not in self.commands and not args[0].startswith("-"):
-            from games.registry import available
+            from games import available
 
             if args[0] not in available() and args[1:2] and not args[1].startswith("-"):
                 import difflib
@@ -271,7 +271,7 @@ def clean(game, variant, db, dry_run):
 @json_option
 def list_games(as_json):
     """Games, their variants with defaults, and the methods that apply."""
-    from games.registry import available, game_class
+    from games import available, game_class
     from solver.methods.estimate import default_method
     from solver.methods.registry import applicable_methods
 

@@ -299,7 +299,7 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     cluster's workers): nothing is recorded. Nor is the solve of a class other than the
     registered game's (a test's sub-game from a late start visits a sliver of the hash:
     Morris Six's made the full game's plan 15 times too short)."""
-    from games.registry import game_class
+    from games import game_class
 
     s = _SAMPLES.get(_sample_key(game))
     if seconds < (MIN_MEASURED if share >= 1.0 else PART_MEASURED) or cpu is None \
@@ -434,6 +434,6 @@ def record_compile(game: Game, method: str, seconds: float) -> None:
 
 
 def _registered(name: str):
-    from games.registry import game_class
+    from games import game_class
 
     return game_class(name)

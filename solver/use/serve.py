@@ -153,8 +153,8 @@ class Databases:
         """(game, variant key) with every spelling of a variant made one: the game's keys
         in order with their defaults (`default` for a game without keys). Remembered by
         spelling (finding a game's class looks for every game module: 0.1 ms)."""
+        from games import game_class
         from games.base import parse_variant
-        from games.registry import game_class
 
         game = _text("game", game, allow_none=False)
         variant = _text("variant", variant)
@@ -248,7 +248,7 @@ class Databases:
 
     def solved_games(self) -> list[dict]:
         """Every complete database under the root, with what the viewer needs to know."""
-        from games.registry import available, game_class
+        from games import available, game_class
 
         out = []
         known = set(available())
