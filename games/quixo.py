@@ -237,6 +237,7 @@ class Quixo(Game):
         self.scratch_size = 0
         self.max_remoteness = 4095
         self.start = self.hash.rank(np.full(nn, BLANK, dtype=np.int8), 0)
+        self.cell_text = bytes.maketrans(bytes(range(len(self.chars))), self.chars.encode())
 
     def _numbering(self) -> np.ndarray:
         """`num`, the numbering's one array (layout above): for each X count, the place of
@@ -280,8 +281,8 @@ class Quixo(Game):
             raise PositionError(f"{self.name} hash {h} out of range")
         board, turn = self.hash.unrank(h)
         n = self.n
-        rows = "/".join("".join(self.chars[p] for p in board[r * n:(r + 1) * n])
-                        for r in range(n))
+        cells = board.tobytes().translate(self.cell_text).decode()  # a third of a join's time
+        rows = "/".join(cells[r * n:(r + 1) * n] for r in range(n))
         return f"{rows} {'xo'[turn]}"
 
     def from_string(self, s: str) -> int:
