@@ -28,13 +28,18 @@ def source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+def cache_base() -> Path:
+    """gsolve's cache folder (compiled kernels, indices, locks of store URLs, this machine's
+    speed): $GSOLVE_CACHE, else $XDG_CACHE_HOME/gsolve, else ~/.cache/gsolve."""
+    env = os.environ.get("GSOLVE_CACHE")
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(env) if env else (Path(xdg) if xdg else Path.home() / ".cache") / "gsolve"
+
+
 def pin_cache_dir() -> None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    env = os.environ.get("GSOLVE_CACHE")
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(env) if env else (Path(xdg) if xdg else Path.home() / ".cache") / "gsolve"
-    path = base / "numba" / source_digest()
+    path = cache_base() / "numba" / source_digest()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:

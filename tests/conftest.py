@@ -1,10 +1,42 @@
 """Shared fixtures: every test solves into its own temporary database root; a game test
 module names the variant it solves whole and its reference rules, and gets both here."""
 
-import pytest
-from checks import reference_table
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
-from hashing.jit import returning_arrays
+import pytest
+
+from hashing.numba_cache import cache_base  # (pins numba's cache folder: the user's)
+
+MARKER = ".gsolve-tests"
+
+
+def _own_cache() -> None:
+    """The suite keeps a cache folder of its own, so its tiny solves never become the
+    speed this machine's plans read (speed.json) nor leave locks or indices behind; the
+    compiled kernels are the user's (numba's folder is pinned above, the generated modules
+    and indices linked in), so nothing compiles twice. Workers and the processes a test
+    starts inherit it; the process that made it removes it."""
+    base = cache_base()
+    if (base / MARKER).exists():
+        return
+    own = Path(tempfile.mkdtemp(prefix="gsolve-tests-cache-"))
+    (own / MARKER).touch()
+    for name in ("kernels", "index"):
+        (base / name).mkdir(parents=True, exist_ok=True)
+        (own / name).symlink_to((base / name).resolve(), target_is_directory=True)
+    os.environ["GSOLVE_CACHE"] = str(own)
+    atexit.register(shutil.rmtree, own, True)
+
+
+_own_cache()
+
+from checks import reference_table  # noqa: E402
+
+from hashing.jit import returning_arrays  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)

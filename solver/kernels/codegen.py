@@ -25,6 +25,7 @@ from pathlib import Path
 import numba
 
 from games.base import FUNCTIONS, game_functions
+from hashing.numba_cache import cache_base
 
 MARKER = "game_primitive = game_children = game_parents = None  # bound by codegen.py"
 _OURS = ("games", "hashing", "solver")
@@ -32,19 +33,14 @@ _loaded: dict[tuple[str, str], object] = {}
 
 
 def cache_dir() -> Path:
-    """Where generated kernels (and numba's cache of them) live."""
-    env = os.environ.get("GSOLVE_CACHE")
-    if env:
-        base = Path(env)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = (Path(xdg) if xdg else Path.home() / ".cache") / "gsolve"
-    path = base / "kernels"
+    """Where generated kernels (and numba's cache of them) live: the real folder, as numba
+    keys its cache by the generated file's path (a linked cache folder would recompile)."""
+    path = cache_base() / "kernels"
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / ".probe"
         probe.touch()
-        return path
+        return path.resolve()
     except OSError:
         path = Path(tempfile.gettempdir()) / f"gsolve-{os.getuid()}" / "kernels"
         path.mkdir(parents=True, exist_ok=True)

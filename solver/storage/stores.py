@@ -265,10 +265,10 @@ def lock_path(path: Location) -> Path:
     if is_url(path):
         import hashlib
 
-        base = os.environ.get("GSOLVE_CACHE") or Path(
-            os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsolve"
+        from hashing.numba_cache import cache_base
+
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
-        return Path(base) / "locks" / f"{path.name}-{digest}.lock"
+        return cache_base() / "locks" / f"{path.name}-{digest}.lock"
     return path.with_name(f"{path.name}.lock")
 
 
