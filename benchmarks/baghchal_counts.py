@@ -30,7 +30,7 @@ import time
 import numpy as np
 from numba import njit
 
-from games.baghchal import BOTH, P_GROUP, P_SWAPS, BaghChal, _masks, canonical, orbit
+from games.baghchal import BOTH, P_GROUP, P_SWAPS, BaghChal, canonical, orbit, position_masks
 from games.common import canonical_masks_in, mask_symmetry_cells, orbit_masks_in
 from hashing.generic import pdep, popcount
 
@@ -81,7 +81,7 @@ def _walk(ctx, first, tigers, goats, count, every, scratch):
             images += orbit_masks_in(swaps, group, a, b)
         if i % every == 0:
             h = first + i
-            _base, _coff, ha, hb = _masks(ctx, h)
+            _base, _coff, ha, hb = position_masks(ctx, h)
             if ha != a or hb != b or (canonical(ctx, h, scratch) == h) != canon:
                 return n, images, -1
             checked += 1

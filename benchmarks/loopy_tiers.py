@@ -106,8 +106,8 @@ def _paged_case(case: str, game, n: int, tally: dict) -> dict:
     from solver.storage.database import CHUNK
 
     solve_paged.warm(game)
-    saved = memory.paged_sizes, solve_paged._Run.loopy
-    timed = solve_paged._Run.loopy
+    saved = memory.paged_sizes, solve_paged.PagedRun.loopy
+    timed = solve_paged.PagedRun.loopy
 
     def counted(run, lo, hi):
         w0, c0 = time.perf_counter(), time.process_time()
@@ -124,11 +124,11 @@ def _paged_case(case: str, game, n: int, tally: dict) -> dict:
 
     memory.paged_sizes = lambda game, own, slots, limit, chunk: (-(-own // n), -(-slots // n),
                                                                  -(-own // n))
-    solve_paged._Run.loopy = counted
+    solve_paged.PagedRun.loopy = counted
     try:
         whole = _solve(game, strategy=memory.Strategy(solve=memory.PAGED))
     finally:
-        memory.paged_sizes, solve_paged._Run.loopy = saved
+        memory.paged_sizes, solve_paged.PagedRun.loopy = saved
     label = case + (" --symmetry" if game.symmetry else "") + f" --paged {n}"
     return _row(label, tally, whole)
 

@@ -455,7 +455,7 @@ def _parents(ctx, h, out, scratch, canon):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _masks(ctx, h):
+def position_masks(ctx, h):
     """(the hash of h's tier and side block, that tier's combination offset in the generic
     hash, the tiger mask, the goat mask) of hash h (bit i: point i)."""
     hnb, gcombo, toff, tp, tk, tturn, tarr = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7], ctx[8], \
@@ -479,7 +479,7 @@ def canonical(ctx, h, scratch):
     only. Inside a block, boards rank by the tiger mask, then the goat mask (colex ranks:
     masks of one size order as numbers), so the image of smallest (tigers, goats) masks is
     the image of smallest hash."""
-    base, coff, a, b = _masks(ctx, h)
+    base, coff, a, b = position_masks(ctx, h)
     params = ctx[4]
     ca, cb = canonical_masks_in(params[P_SWAPS:], params[P_GROUP], a, b)
     if ca == a and cb == b:
@@ -525,7 +525,7 @@ def canonical_slot(ctx, i):
 @njit(cache=True, nogil=True)
 def orbit(ctx, h, scratch):
     """How many distinct images h has under the board's symmetries."""
-    _base, _coff, a, b = _masks(ctx, h)
+    _base, _coff, a, b = position_masks(ctx, h)
     params = ctx[4]
     return orbit_masks_in(params[P_SWAPS:], params[P_GROUP], a, b)
 
@@ -547,7 +547,7 @@ def orbit_sizes_indexed(ctx, first, value, out, scratch):
         t = np.searchsorted(istart, i, side="right") - 1
         rad = tarr[t] // c
         stop = min(n, j + rad - (i - istart[t]) % rad)  # the end of this tiger set's run
-        _base, _coff, a, _b = _masks(ctx, canonical_slot(ctx, i))
+        _base, _coff, a, _b = position_masks(ctx, canonical_slot(ctx, i))
         plain = orbit_masks_in(sym, group, a, np.int64(0)) == whole
         for k in range(j, stop):
             if value[k] == 0:

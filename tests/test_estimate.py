@@ -55,7 +55,7 @@ def test_default_is_the_fastest_kind_that_fits(monkeypatch):
     # tiered solve's tasks do
     monkeypatch.setenv("GSOLVE_MEMORY", "4G")
     peg = get_game("pegsolitaire", "board=1")
-    assert not estimate._fits(estimate.estimate(peg, "dfs", plan_memory=False))
+    assert not estimate.fits_memory(estimate.estimate(peg, "dfs", plan_memory=False))
     assert default_method(peg) == "tiers"
 
 

@@ -175,3 +175,38 @@ def test_the_formula_finder_finds_formulas():
            "def strategy(x): return x\ndef ok(): return 1 + 1\n")
     assert sorted(_formulas(ast.parse(src), {"strategy"})) == [
         "_sizes", "slot_bytes", "slowdown", "strategy"]
+
+
+OURS = ("solver", "games", "hashing")
+
+
+def _private_crossings(path: Path) -> list[str]:
+    """`_name`s this file takes from another of our modules (imported, or read off a module
+    it imported): a private name is its module's own business."""
+    tree = ast.parse(path.read_text())
+    ours, found = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in OURS:
+            for a in node.names:
+                if a.name.startswith("_") and not a.name.startswith("__"):
+                    found.append(f"{node.module}.{a.name}")
+                ours.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            ours |= {a.asname or a.name.split(".")[0] for a in node.names
+                     if a.name.split(".")[0] in OURS}
+    found += [f"{n.value.id}.{n.attr}" for n in ast.walk(tree)
+              if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+              and n.value.id in ours and n.attr.startswith("_") and not n.attr.startswith("__")]
+    return found
+
+
+def test_no_private_name_crosses_modules():
+    files = [p for d in (*OURS, "benchmarks") for p in sorted((ROOT / d).rglob("*.py"))]
+    crossed = {str(p.relative_to(ROOT)): c for p in files if (c := _private_crossings(p))}
+    assert not crossed
+
+
+def test_the_crossing_finder_finds_one(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("from solver.kernels.codegen import _x\nimport solver.x as s\ns._y\n")
+    assert _private_crossings(f) == ["solver.kernels.codegen._x", "s._y"]

@@ -140,7 +140,7 @@ def make_plan(game: Game, root: str | Path | None = None) -> dict:
     for m in applicable_methods(game):
         e = est if m == TIERED else estimate.estimate(game, m, root=root)
         methods[m] = {"seconds": round(e.seconds, 1), "memory_bytes": int(e.bytes),
-                      "fits": bool(estimate._fits(e)) and e.in_time}
+                      "fits": bool(estimate.fits_memory(e)) and e.in_time}
     node_workers = max(1, min(NODE_CORES, int(NODE_GIB * GIB // worker)))
     nodes = max(1, math.ceil(cpu_hours / DAY / NODE_CORES))
     return {

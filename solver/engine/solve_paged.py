@@ -90,7 +90,7 @@ def solve(game: Game, group, task: Task, segments, limit: int, write, parts=None
             return out
 
         pages = [(p, min(slots, p + page)) for p in range(0, slots, page)]
-        run = _Run(game, k, sc, task, (part, page, level), pages, load_page,
+        run = PagedRun(game, k, sc, task, (part, page, level), pages, load_page,
                    (gstart, gstop, woff))
         own = run.parts(task.a, task.b, ("rec",))
         for j in range(own.n):  # the task's records from its reach marks
@@ -137,7 +137,7 @@ def warm(game: Game) -> None:
     k.split_notices(notes, 0, 0, 0)
 
 
-class _Run:
+class PagedRun:
     """The runs of one paged task, children first, their records in scratch file "rec"."""
 
     def __init__(self, game, k, sc, task, sizes, pages, load_page, seg):

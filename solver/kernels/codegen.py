@@ -47,14 +47,14 @@ def cache_dir() -> Path:
         return path
 
 
-def _module_file(name: str) -> Path:
+def module_file(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:
         raise ImportError(f"cannot find module {name}")
     return Path(spec.origin)
 
 
-def _dependencies(game_module: str, template: str) -> list[Path]:
+def dependencies(game_module: str, template: str) -> list[Path]:
     """Sources whose code can end up inlined in the kernels: the template, the game module
     and everything of ours they import, transitively. The scan parses every one of them
     (40-80 ms, a tenth of a small solve), so its answer is kept beside the kernels with
@@ -90,7 +90,7 @@ def _scan_dependencies(game_module: str, template: str) -> list[Path]:
         if name in seen:
             continue
         try:
-            path = _module_file(name)
+            path = module_file(name)
         except ImportError:
             continue
         seen[name] = path
@@ -174,10 +174,10 @@ def _generated(game_module: str, template: str) -> tuple[str, str]:
     """(module name, source) of the kernels of `template` bound to `game_module`: the
     name carries a digest of every source the compiled code depends on."""
     digest = hashlib.sha256(numba.__version__.encode())
-    for f in _dependencies(game_module, template):
+    for f in dependencies(game_module, template):
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
-    src = _module_file(template).read_text()
+    src = module_file(template).read_text()
     if MARKER not in src:
         raise RuntimeError(f"kernel template {template} lacks the binding marker line")
     binding = _binding(game_module)

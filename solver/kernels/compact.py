@@ -273,10 +273,10 @@ def _spot_check(k, game: Game, words: np.ndarray, samples: int = 64) -> bool:
 
 def _cached(game: Game):
     """Where the index of `game` is kept (solver/kernels/codegen.py's cache folder)."""
-    from solver.kernels.codegen import _dependencies, cache_dir
+    from solver.kernels.codegen import cache_dir, dependencies
 
     digest = hashlib.sha256(f"{game.variant_key}/{game.hash_size}".encode())
-    for f in _dependencies(rules_module(game), __name__):
+    for f in dependencies(rules_module(game), __name__):
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
     folder = cache_dir().parent / "index"
@@ -397,7 +397,7 @@ def wrapper(sym_module: str, direct: str | None = None):
     the index of canonical slots, or (`direct`: the game's module) by its own numbering."""
     import importlib
 
-    from solver.kernels.codegen import _module_file, import_generated
+    from solver.kernels.codegen import import_generated, module_file
 
     have = game_functions(importlib.import_module(sym_module))
     own = game_functions(importlib.import_module(direct)) if direct else {}
@@ -420,7 +420,7 @@ def wrapper(sym_module: str, direct: str | None = None):
     src = _WRAPPER.format(sym=sym_module, numbering=numbered, imports="\n".join(imports),
                           orbit_sizes=sizes, rest="".join(rest))
     digest = hashlib.sha256(src.encode())
-    digest.update(_module_file(__name__).read_bytes())
+    digest.update(module_file(__name__).read_bytes())
     if direct:
-        digest.update(_module_file(direct).read_bytes())
+        digest.update(module_file(direct).read_bytes())
     return import_generated(f"gsolve_compact_{sym_module}_{digest.hexdigest()[:12]}", src)

@@ -112,7 +112,7 @@ def wrapper(game_module: str):
     game computes before ranking) the wrapper uses them (dropping repeated parents);
     otherwise it maps each plain child or parent through `canonical`, one more unranking
     each."""
-    from solver.kernels.codegen import _module_file, import_generated
+    from solver.kernels.codegen import import_generated, module_file
 
     rules = importlib.import_module(game_module)
     imports, rest = [], []
@@ -134,6 +134,6 @@ def wrapper(game_module: str):
     src = _WRAPPER.format(module=game_module, imports="\n".join(imports),
                           canon_children=canon_children, rest="".join(rest))
     digest = hashlib.sha256(src.encode())
-    digest.update(_module_file(game_module).read_bytes())
+    digest.update(module_file(game_module).read_bytes())
     name = f"gsolve_sym_{game_module.rsplit('.', 1)[-1]}_{digest.hexdigest()[:16]}"
     return import_generated(name, src)

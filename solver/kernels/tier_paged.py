@@ -32,7 +32,7 @@ from solver.kernels.records import (
 from solver.kernels.retrograde import add_distinct
 from solver.kernels.tier_lean import scan_level, settle  # noqa: F401 (the engine's, too)
 from solver.kernels.tier_retro import count_events  # noqa: F401 (engine/lean.event_levels)
-from solver.kernels.tiers import _locate
+from solver.kernels.tiers import locate
 
 game_parents_in_tier = None  # bound by codegen.py: game_parents where not defined
 game_primitive = game_children = game_parents = None  # bound by codegen.py
@@ -62,7 +62,7 @@ def fold_children(ctx, page, p0, p1, gstart, gstop, woff, rec, cnt, evl, slow, b
         blocked = False
         for j in range(n):
             c = out[j]
-            w = _locate(c, gstart, gstop, woff)
+            w = locate(c, gstart, gstop, woff)
             if w < 0:
                 return ERROR
             if (w < p0) | (w >= p1):
@@ -137,7 +137,7 @@ def fold_best(ctx, page, p0, p1, gstart, gstop, woff, rec, best, base, a, b, puz
             continue
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
-            w = _locate(out[j], gstart, gstop, woff)
+            w = locate(out[j], gstart, gstop, woff)
             if w < 0:
                 return ERROR
             if (w < p0) | (w >= p1):

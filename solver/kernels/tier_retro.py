@@ -25,7 +25,7 @@ from numba import njit
 from solver.kernels.records import LOSE, SHIFT, TIE, VALUE_MASK, VISITED, WIN
 from solver.kernels.retrograde import add_distinct
 from solver.kernels.tier_lean import settle
-from solver.kernels.tiers import _locate
+from solver.kernels.tiers import locate
 
 game_parents_in_tier = None  # bound by codegen.py: game_parents where not defined
 game_primitive = game_children = game_parents = None  # bound by codegen.py
@@ -59,7 +59,7 @@ def scan_children(ctx, win, gstart, gstop, woff, cnt, evl, a, b, lo, hi, obase, 
         tie = False
         for j in range(n):
             c = out[j]
-            w = _locate(c, gstart, gstop, woff)  # branch-free, in the tier or not
+            w = locate(c, gstart, gstop, woff)  # branch-free, in the tier or not
             if w < 0:
                 return ERROR
             r = np.int64(win[w])

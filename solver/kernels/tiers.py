@@ -22,7 +22,7 @@ PRIMITIVE = 8
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _locate(c, gstart, gstop, woff):
+def locate(c, gstart, gstop, woff):
     """Window index of hash c, -1 outside the window, without a data-dependent branch:
     the interval a child falls in is a coin toss (a conditional move per halving)."""
     lo = 0
@@ -64,7 +64,7 @@ def forward(ctx, win, gstart, gstop, woff, lo, hi, obase, tlo, thi, max_children
         win[h + obase] = 2
         for j in range(n):
             c = out[j]
-            w = _locate(c, gstart, gstop, woff)
+            w = locate(c, gstart, gstop, woff)
             if w < 0:
                 return -1
             if win[w] == 0:  # never `win[w] |= fresh`: see the docstring
@@ -102,7 +102,7 @@ def combine_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, max_children, scr
             continue
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
-            w = _locate(out[j], gstart, gstop, woff)
+            w = locate(out[j], gstart, gstop, woff)
             if w < 0:
                 return -1
             crec[j] = win[w]
@@ -141,7 +141,7 @@ def _sweep_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, i, target, max_chi
             continue
         n = game_children(ctx, h, out, moves, scratch)
         for j in range(n):
-            w = _locate(out[j], gstart, gstop, woff)
+            w = locate(out[j], gstart, gstop, woff)
             if w < 0:
                 return -1
             crec[j] = win[w]

@@ -246,9 +246,9 @@ def default_method(game: Game | type[Game]) -> str:
     have = available_memory()
     plans = {m: estimate(game, m, have, plan_memory=False) for m in methods}
     while True:
-        ok = [e for e in plans.values() if _fits(e) and e.in_time]
+        ok = [e for e in plans.values() if fits_memory(e) and e.in_time]
         if not ok:
-            ok = [e for e in plans.values() if _fits(e)]
+            ok = [e for e in plans.values() if fits_memory(e)]
         if ok:
             best = min(ok, key=lambda e: (1 / assumed_rate(game, e.method),
                                           ORDER.index(e.method)))
@@ -259,7 +259,7 @@ def default_method(game: Game | type[Game]) -> str:
         del plans[TIERED]
 
 
-def _fits(e: Estimate, budget: int | None = None) -> bool:
+def fits_memory(e: Estimate, budget: int | None = None) -> bool:
     """Whether the plan's memory fits: a tiered one within its budget (the tier manager
     cut its tasks so), every one within what this machine may use."""
     if e.method == TIERED:
@@ -292,7 +292,7 @@ def check_solve(game: Game, method: str | None = None, memory: int | None = None
     method = method or default_method(game)
     est = plan(method, planned=True) if method == TIERED else cheap.get(method) or plan(method)
     too_long = not no_time_limit and not est.in_time
-    if too_long or not _fits(est, memory):
+    if too_long or not fits_memory(est, memory):
         _refuse(game, est, memory, workers, root, have, no_time_limit, too_long)
     _check_disk(game, est, memory, workers, root, have)
     return est
@@ -368,7 +368,7 @@ def _refuse(game, est, memory, workers, root, have, no_time_limit, too_long) -> 
     if too_long:
         # --no-time-limit is named only where it would start the solve
         why = f"past the {HORIZON / 86400:.0f}-day limit" + (
-            " (--no-time-limit starts it anyway)" if not est.bound and _fits(est, memory)
+            " (--no-time-limit starts it anyway)" if not est.bound and fits_memory(est, memory)
             else "" if est.bound else f" and {size(est.bytes)} does not fit in memory")
     elif est.method == TIERED:
         default = not memory or budget == default_budget()  # (solve() passes the default)
@@ -421,12 +421,12 @@ def _suggestion(game, asked, memory, workers, root, have, no_time_limit):
                     continue
                 budget = memory or full
                 e = estimate(g, m, have, budget=budget, **opts)
-                if memory and not _fits(e, memory) and e.bytes <= full:
+                if memory and not fits_memory(e, memory) and e.bytes <= full:
                     gib = math.ceil(e.bytes / GIB * 10) / 10  # a --memory that holds it
                     budget = int(gib * GIB)
                     e = estimate(g, m, have, budget=budget, **opts)
                     words += ["--memory", f"{gib:g}"]
-                if not _fits(e, budget):
+                if not fits_memory(e, budget):
                     continue
                 if workers > 1:
                     words += ["--workers", str(workers)]
