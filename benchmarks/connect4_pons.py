@@ -1,6 +1,7 @@
 """A solved Connect-4 database against Pascal Pons' solver, position by position.
 
     python benchmarks/connect4_pons.py --pons BIN -V width=7,height=4 [--db DIR] [-n 2000]
+        [--scores FILE]
 
 BIN is Pons' `c4solver` (github.com/PascalPons/connect4) built for the same board: its
 Position.hpp fixes WIDTH and HEIGHT at compile time, so build one binary a size, e.g.
@@ -68,6 +69,30 @@ def walks(game, count: int, rng: random.Random) -> list[tuple[str, str]]:
     return out
 
 
+def pons_scores(pons: str, sequences: list[str], cache: str | None) -> tuple[list[int], float]:
+    """Pons' score of each move sequence, and the seconds his solver took (0 when read
+    from `cache`, a file of the sequences' digest then a score a line)."""
+    import hashlib
+    from pathlib import Path
+
+    text = "".join(s + "\n" for s in sequences)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    if cache and Path(cache).exists():
+        head, *rest = Path(cache).read_text().split()
+        if head == digest and len(rest) == len(sequences):
+            return [int(x) for x in rest], 0.0
+    t0 = time.perf_counter()
+    out = subprocess.run([pons], input=text, capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    seconds = time.perf_counter() - t0
+    scores = [int(line.split()[-1]) for line in out if line.strip()]
+    if len(scores) != len(sequences):
+        sys.exit(f"Pons' solver answered {len(scores)} of {len(sequences)} positions")
+    if cache:
+        Path(cache).write_text("\n".join([digest, *map(str, scores)]) + "\n")
+    return scores, seconds
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pons", required=True, help="Pons' c4solver built for this board")
@@ -75,23 +100,21 @@ def main() -> int:
     ap.add_argument("--db", default=None, help="database root (default ./gsolve-db)")
     ap.add_argument("-n", "--positions", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scores", default=None,
+                    help="a file of Pons' scores for this sample: read when it holds them, "
+                         "else written (Pons may run before or beside the solve)")
     args = ap.parse_args()
 
     import solver
+    from games import get_game
 
-    solved = solver.open("connect4", args.variant, args.db)
-    game = solved.game
+    game = get_game("connect4", args.variant)
     if game.connect != 4:
         sys.exit("Pons' solver plays connect 4 only")
     cells = game.width * game.height
     sample = walks(game, args.positions, random.Random(args.seed))
-    t0 = time.perf_counter()
-    out = subprocess.run([args.pons], input="".join(s + "\n" for s, _ in sample),
-                         capture_output=True, text=True, check=True).stdout.split("\n")
-    seconds = time.perf_counter() - t0
-    scores = [int(line.split()[-1]) for line in out if line.strip()]
-    if len(scores) != len(sample):
-        sys.exit(f"Pons' solver answered {len(scores)} of {len(sample)} positions")
+    scores, seconds = pons_scores(args.pons, [s for s, _ in sample], args.scores)
+    solved = solver.open("connect4", args.variant, args.db)
     bad = 0
     tally: dict[str, int] = {}
     for (seq, pos), score in zip(sample, scores, strict=True):
@@ -106,7 +129,8 @@ def main() -> int:
     print(f"connect4 {game.variant_key}: {len(sample)} positions "
           f"({', '.join(f'{k} {v}' for k, v in sorted(tally.items()))}), "
           f"{bad} mismatches; start {start.value} in {start.remoteness} "
-          f"(Pons: {pons_answer(scores[0], 0, cells)}); Pons took {seconds:.1f} s")
+          f"(Pons: {pons_answer(scores[0], 0, cells)}); Pons took {seconds:.1f} s"
+          + (" (read from --scores)" if not seconds else ""))
     return 1 if bad else 0
 
 

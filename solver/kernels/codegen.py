@@ -33,14 +33,14 @@ _loaded: dict[tuple[str, str], object] = {}
 
 
 def cache_dir() -> Path:
-    """Where generated kernels (and numba's cache of them) live: the real folder, as numba
-    keys its cache by the generated file's path (a linked cache folder would recompile)."""
+    """Where generated kernels (and numba's cache of them) live; beside it (its parent)
+    the indices and this machine's speed record."""
     path = cache_base() / "kernels"
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / ".probe"
         probe.touch()
-        return path.resolve()
+        return path
     except OSError:
         path = Path(tempfile.gettempdir()) / f"gsolve-{os.getuid()}" / "kernels"
         path.mkdir(parents=True, exist_ok=True)
@@ -191,7 +191,7 @@ def _generated(game_module: str, template: str) -> tuple[str, str]:
 def import_generated(modname: str, src: str):
     """Write generated source as `<cache>/<modname>.py` (atomically, only when it changed, so
     numba's cache of it stays valid) and import it."""
-    folder = cache_dir()
+    folder = cache_dir().resolve()  # numba keys its cache by the file's real path
     path = folder / f"{modname}.py"
     if not path.exists() or path.read_text() != src:
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
