@@ -46,3 +46,13 @@ def test_a_symmetric_solve_is_asked_of_its_compact_kernels():
     game = Numbering(get_game("quixo", "size=3"), True)
     assert solve_module(game) == game.compact().module != game.module
     assert solve_module(game.game) == game.game.module
+
+
+def test_the_suite_writes_its_own_speed_record():
+    """The suite's cache folder (tests/conftest.py) links the user's compiled kernels in;
+    the speed record a solve writes stays in the suite's own folder, never the user's."""
+    from hashing.numba_cache import cache_base
+
+    assert (cache_base() / ".gsolve-tests").exists()
+    assert speed._speed_file().parent == cache_base()
+    assert codegen.cache_dir().resolve() != codegen.cache_dir()  # the kernels are linked
