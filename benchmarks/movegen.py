@@ -1,12 +1,14 @@
 """ns per position of a game's move generation on random hashes of its largest tier.
 
-Usage: python benchmarks/movegen.py [quixo] [-V size=4] [--n 200000]. Times the game's
-jitted primitive, children, expand, parents and parents_in_tier (where the game defines
-them, and their `_canonical` and `_indexed` forms) and canonical, ns per call, single
-thread, best of 3.
-Positions are uniform over the tier's hash range, so some are unreachable (the `_indexed`
-forms take the canonical indices of the same positions); compare runs of the same command
-taken back to back (numbers vary with load).
+Usage: python benchmarks/movegen.py [quixo] [-V size=4] [--n 200000] [--played A-B].
+Times the game's jitted primitive, children, expand, parents and parents_in_tier (where
+the game defines them, and their `_canonical` and `_indexed` forms) and canonical, ns per
+call, single thread, best of 3.
+Positions are uniform over the largest tier's hash range, so some are unreachable (the
+`_indexed` forms take the canonical indices of the same positions); with `--played A-B`,
+positions of random play instead, A to B moves from the start, none primitive: what a
+solve expands (Connect-4's largest tier is the full board, which has no children). Compare
+runs of the same command taken back to back (numbers vary with load).
 """
 
 from __future__ import annotations
@@ -69,11 +71,30 @@ def _time(fn, *args):
     return best, r
 
 
+def played(game, n: int, lo: int, hi: int, rng) -> np.ndarray:
+    """n hashes of random play, lo..hi moves from the start, none of them primitive (a
+    walk ending early starts again)."""
+    hs: list[int] = []
+    while len(hs) < n:
+        h = game.start
+        for _ in range(int(rng.integers(lo, hi + 1))):
+            moves = game.moves(h)
+            if not moves or game.primitive_value(h):
+                break
+            h = moves[int(rng.integers(len(moves)))][1]
+        else:
+            if not game.primitive_value(h):
+                hs.append(h)
+    return np.array(hs, np.int64)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("game", nargs="?", default="quixo")
     ap.add_argument("-V", "--variant", action="append", default=[])
     ap.add_argument("--n", type=int, default=200_000)
+    ap.add_argument("--played", default=None, metavar="A-B",
+                    help="positions of random play, A to B moves from the start")
     a = ap.parse_args()
     variant = {}
     for v in a.variant or (["size=4"] if a.game == "quixo" else []):
@@ -81,14 +102,18 @@ def main():
         variant[k] = int(val)
     g = get_game(a.game, variant)
     mod = importlib.import_module(type(g).__module__)
-    tiers = g.tiers()
-    big = max(tiers, key=lambda t: t.stop - t.start)
-    hs = np.random.default_rng(1).integers(big.start, big.stop, a.n).astype(np.int64)
     out = np.empty(max(g.max_children, getattr(g, "max_parents", 0)), np.int64)
     moves = np.empty(g.max_children, np.int64)
     scratch = np.empty(g.scratch_size, np.int8)
-    print(f"{a.game} {variant} tier '{big.label}' ({big.stop - big.start:,} hashes), "
-          f"{a.n:,} random positions")
+    if a.played:
+        lo, _, hi = a.played.partition("-")
+        hs = played(g, a.n, int(lo), int(hi or lo), np.random.default_rng(1))
+        print(f"{a.game} {variant}: {a.n:,} positions of random play, {a.played} moves")
+    else:
+        big = max(g.tiers(), key=lambda t: t.stop - t.start)
+        hs = np.random.default_rng(1).integers(big.start, big.stop, a.n).astype(np.int64)
+        print(f"{a.game} {variant} tier '{big.label}' ({big.stop - big.start:,} hashes), "
+              f"{a.n:,} random positions")
     t, s = _time(_prim_loop, mod.primitive, g.ctx, hs, scratch)
     print(f"  primitive {t / a.n * 1e9:8.1f} ns/pos   (checksum {s})")
     indices = (_index_loop(mod.canonical, mod.canonical_index, g.ctx, hs, scratch)
