@@ -14,7 +14,7 @@ merges of issue 45 (engine/task.py with taskio, storage/writing.py with partial,
 kernels/numbering.py with storage/index, engine/local.py with chunk_cache and writer,
 engine/manager.py with record and methods/tiers, storage/chunks.py with chunkio and
 sealing). Of the 27, three are the game's (games.base, games.connect4, games.registry).
-2026-12-02 15:58, nothing else running: 27 and 88 at 651a768: storage/lock joined
+2026-12-02 16:29, nothing else running: 27 and 88 at 651a768: storage/lock joined
 storage/stores and the registry became the games package itself (`games`), but the
 cache folder's one rule (hashing/numba_cache.cache_base, which codegen, stores and speed
 now ask) is a module entered that was not before.
