@@ -71,6 +71,13 @@ def _time(fn, *args):
     return best, r
 
 
+def _moves_range(text: str) -> tuple[int, int]:
+    lo, _, hi = text.partition("-")
+    if not (lo.isdigit() and (hi or lo).isdigit() and int(lo) <= int(hi or lo)):
+        raise argparse.ArgumentTypeError(f"'{text}' is not A-B (whole numbers, A <= B)")
+    return int(lo), int(hi or lo)
+
+
 def played(game, n: int, lo: int, hi: int, rng) -> np.ndarray:
     """n hashes of random play, lo..hi moves from the start, none of them primitive (a
     walk ending early starts again)."""
@@ -93,7 +100,7 @@ def main():
     ap.add_argument("game", nargs="?", default="quixo")
     ap.add_argument("-V", "--variant", action="append", default=[])
     ap.add_argument("--n", type=int, default=200_000)
-    ap.add_argument("--played", default=None, metavar="A-B",
+    ap.add_argument("--played", default=None, metavar="A-B", type=_moves_range,
                     help="positions of random play, A to B moves from the start")
     a = ap.parse_args()
     variant = {}
@@ -106,9 +113,9 @@ def main():
     moves = np.empty(g.max_children, np.int64)
     scratch = np.empty(g.scratch_size, np.int8)
     if a.played:
-        lo, _, hi = a.played.partition("-")
-        hs = played(g, a.n, int(lo), int(hi or lo), np.random.default_rng(1))
-        print(f"{a.game} {variant}: {a.n:,} positions of random play, {a.played} moves")
+        lo, hi = a.played
+        hs = played(g, a.n, lo, hi, np.random.default_rng(1))
+        print(f"{a.game} {variant}: {a.n:,} positions of random play, {lo}-{hi} moves")
     else:
         big = max(g.tiers(), key=lambda t: t.stop - t.start)
         hs = np.random.default_rng(1).integers(big.start, big.stop, a.n).astype(np.int64)

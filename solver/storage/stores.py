@@ -45,6 +45,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from games.base import GsolveError
+from hashing.numba_cache import cache_base
 
 PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs",
             "abfs": "adlfs"}
@@ -264,8 +265,6 @@ def _one_line(e: Exception) -> str:
 def lock_path(path: Location) -> Path:
     if is_url(path):
         import hashlib
-
-        from hashing.numba_cache import cache_base
 
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
         return cache_base() / "locks" / f"{path.name}-{digest}.lock"
