@@ -130,3 +130,48 @@ def test_ctrl_c_while_a_cluster_starts_or_runs_then_a_resume_is_identical(tmp_pa
     assert took < LIMIT, f"stopped {took:.2f} s after SIGINT"
     code, text = faults.gsolve([*game, "--workers", "2"], str(db), task, task)
     assert faults.judge(code, text, game, str(db), ref) == "identical"
+
+
+SWALLOWS = """
+import subprocess, sys, time
+from solver.command import cli
+import signal
+signal.signal(signal.SIGINT, cli._stop_handler("gsolve: interrupted", 130, None))
+child = subprocess.Popen([sys.executable, "-c",
+                          "import subprocess, sys; subprocess.run(['sleep', '60'])"])
+print(child.pid, flush=True)
+while True:
+    try:
+        time.sleep(0.01)
+    except BaseException:  # where Python swallows the signal's exception
+        pass
+"""
+
+
+def test_a_ctrl_c_that_is_swallowed_still_ends_the_command_and_its_processes(tmp_path):
+    """The grace path: the signal's exception lost (as numba's compiler was seen to lose
+    one), the command still ends within GRACE with its one line and exit 130, and the
+    processes it started (a child and the child's own child) end with it."""
+    from solver.command.cli import GRACE
+
+    proc = subprocess.Popen([sys.executable, "-c", SWALLOWS], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    child = int(proc.stdout.readline())
+    deadline = time.perf_counter() + 10
+    while len(session(proc.pid)) < 3 and time.perf_counter() < deadline:
+        time.sleep(0.01)  # python, its child python, and that one's sleep
+    below = [p for p in session(proc.pid) if p != proc.pid]
+    assert child in below and len(below) == 2, below
+    t0 = time.perf_counter()
+    os.kill(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+        took = time.perf_counter() - t0
+        time.sleep(0.2)
+        left = session(proc.pid)
+    finally:
+        for pid in session(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 130 and proc.stderr.read() == "gsolve: interrupted\n"
+    assert GRACE <= took < GRACE + 1, f"ended {took:.2f} s after SIGINT"
+    assert left == [], "its processes outlived it"

@@ -345,7 +345,7 @@ def _check_environment() -> None:
     available_memory()  # GSOLVE_MEMORY
 
 
-GRACE = 2.0  # seconds a stopped command has to unwind before it ends regardless
+GRACE = 1.0  # seconds a stopped command has to unwind before it ends regardless
 
 
 class Stopped(BaseException):
@@ -366,16 +366,25 @@ def _stop_handler(message: str, code: int, argv):
     seconds later, whatever the main thread does: a signal's exception can land where
     Python swallows it (a finalizer, a weakref callback), and one in importlib's module
     lock callback leaves the import lock held, so that every import, in every thread,
-    then waits for ever. What a tiered solve finished is recorded as it finishes, so
-    ending there loses no more than SIGKILL would."""
+    then waits for ever (and numba's compiler has been seen to swallow one: the test of a
+    Ctrl-C while a cluster starts took GRACE). What a tiered solve finished is recorded as
+    it finishes, so ending there loses no more than SIGKILL would; the command's own
+    processes (a cluster's forkserver and workers) are ended with it."""
 
     line = f"{message}\n".encode()
 
     def end_later():
         time.sleep(GRACE)
         with _ending:  # nothing here imports or takes another module's lock
-            os.write(2, line)
-            os._exit(code)
+            try:
+                os.write(2, line)
+                for pid in descendants(os.getpid()):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+            finally:
+                os._exit(code)
 
     def handler(signum, frame):
         signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once
@@ -384,6 +393,25 @@ def _stop_handler(message: str, code: int, argv):
         raise Stopped(message, code)
 
     return handler
+
+
+def descendants(pid: int) -> list[int]:
+    """The live processes below `pid` (its children, theirs...), from /proc: no locks."""
+    parents = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            parents[int(name)] = int(fields[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, todo = [], [pid]
+    while todo:
+        above = todo.pop()
+        below = [p for p, parent in parents.items() if parent == above]
+        found += below
+        todo += below
+    return found
 
 
 def _stopped(message: str, code: int, argv) -> int:
