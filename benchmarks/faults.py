@@ -44,7 +44,7 @@ SCENARIOS = {
                                1 << 14, 1 << 16, {"FAULTS_LEAN": "1"}),
     "quixo-3x3-lean": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                        {"FAULTS_LEAN": "1"}),
-    # every task's reach and solve paged (solver/engine/solve_paged.py, reach_paged.py) in parts
+    # every task's reach and solve paged (solver/engine/paged.py) in parts
     # and pages of these sizes: their scratch writes are fault points too
     "quixo-3x3-paged": (["quixo", "-V", "size=3"], "retrograde", 1 << 10, 1 << 12,
                         {"FAULTS_PAGED": "1000,3000"}),

@@ -14,7 +14,7 @@ slots and positions, their wall and CPU seconds, positions/s, positions per CPU 
 loopy tiers issue 24 asks about (Quixo 4x4, Teeko 4x4, Morris Six's movement tiers).
 `--lean` runs every loopy tier in the lean worker (solver/engine/levels.py), the one a
 task takes when its tier passes its memory at full speed. `--paged N` runs every task
-paged (solver/engine/solve_paged.py), its own range in N parts and its window in N pages (the
+paged (solver/engine/paged.py), its own range in N parts and its window in N pages (the
 worker a task takes past even the lean worker's memory); then the loopy tiers' time is
 their fold over the pages and their levels, scratch I/O included.
 """
@@ -102,12 +102,12 @@ def _row(label: str, tally: dict, whole: float) -> dict:
 def _paged_case(case: str, game, n: int, tally: dict) -> dict:
     """Every task's solve paged (a forced strategy), in n parts and n pages; the loopy
     tiers' calls timed."""
-    from solver.engine import memory, solve_paged
+    from solver.engine import memory, paged
     from solver.storage.database import CHUNK
 
-    solve_paged.warm(game)
-    saved = memory.paged_sizes, solve_paged.PagedRun.loopy
-    timed = solve_paged.PagedRun.loopy
+    paged.warm(game)
+    saved = memory.paged_sizes, paged.PagedRun.loopy
+    timed = paged.PagedRun.loopy
 
     def counted(run, lo, hi):
         w0, c0 = time.perf_counter(), time.process_time()
@@ -124,11 +124,11 @@ def _paged_case(case: str, game, n: int, tally: dict) -> dict:
 
     memory.paged_sizes = lambda game, own, slots, limit, chunk: (-(-own // n), -(-slots // n),
                                                                  -(-own // n))
-    solve_paged.PagedRun.loopy = counted
+    paged.PagedRun.loopy = counted
     try:
         whole = _solve(game, strategy=memory.Strategy(solve=memory.PAGED))
     finally:
-        memory.paged_sizes, solve_paged.PagedRun.loopy = saved
+        memory.paged_sizes, paged.PagedRun.loopy = saved
     label = case + (" --symmetry" if game.symmetry else "") + f" --paged {n}"
     return _row(label, tally, whole)
 

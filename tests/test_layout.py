@@ -97,11 +97,10 @@ PLANNER = ("solver.engine.plan", "solver.command.plan", "solver.methods.estimate
 
 
 def _worker_modules(mods) -> set[str]:
-    """The tier worker and its modes: engine/worker.py, one file per reach or solve mode
-    (engine/reach_*.py, engine/solve_*.py) and the loopy tiers' algorithms they run."""
-    return {m for m in mods if m.startswith("solver.engine.") and (
-        m.split(".")[-1] in ("worker", "loopy", "levels")
-        or m.split(".")[-1].startswith(("reach_", "solve_")))}
+    """The tier worker and its modes: engine/worker.py, one file per mode (engine/window.py,
+    far.py, paged.py) and the loopy tiers' algorithms they run."""
+    return {m for m in mods if m.startswith("solver.engine.")
+            and m.split(".")[-1] in ("worker", "window", "far", "paged", "loopy", "levels")}
 
 
 def _reached(edges, start: str) -> set[str]:
@@ -121,8 +120,8 @@ def test_the_planner_imports_no_worker_or_mode_module():
     mods = _modules()
     edges = _imports(mods)
     modes = _worker_modules(mods)
-    assert {"solver.engine.worker", "solver.engine.reach_paged",
-            "solver.engine.solve_paged"} <= modes
+    assert {"solver.engine.worker", "solver.engine.window", "solver.engine.far",
+            "solver.engine.paged"} <= modes
     bad = {m: sorted(edges[m] & modes) for m in PLANNER if edges[m] & modes}
     bad |= {m: sorted(_reached(edges, m) & modes) for m in ("solver.engine.plan", MODEL)
             if _reached(edges, m) & modes}

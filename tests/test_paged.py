@@ -1,6 +1,6 @@
 """The modes of the tier worker, chosen by the memory model (solver/engine/memory.py) or
 forced by a strategy handed to the solve: each writes the bytes of the full-speed one.
-The paged ones (solver/engine/solve_paged.py, reach_paged.py), a part and a page at a
+The paged ones (solver/engine/paged.py), a part and a page at a
 time, run where the lean one would not fit, and are refused only below a chunk of each
 array."""
 
@@ -17,7 +17,7 @@ from test_tier_retro import LoopyHanoi
 
 from games import get_game
 from games.base import GsolveError
-from solver.engine import levels, memory, plan, reach_paged, solve_paged
+from solver.engine import levels, memory, paged, plan
 from solver.engine.memory import BASE, FAR, FAST, LEAN, PAGED, WINDOW, Strategy
 from solver.engine.task import window
 from solver.methods.solve import solve
@@ -42,7 +42,7 @@ def small(monkeypatch):
     monkeypatch.setattr(plan, "MAX_TASK", 1 << 12)
     monkeypatch.setattr(plan, "MIN_TASK", 1 << 12)
     calls = Calls()
-    real_solve, real_reach = solve_paged.solve, reach_paged.reach
+    real_solve, real_reach = paged.solve, paged.reach
 
     def solved(game, group, task, segments, *args):
         calls.append((task.size, window(task, segments)[4]))
@@ -52,8 +52,8 @@ def small(monkeypatch):
         calls.reaches += 1
         return real_reach(*args)
 
-    monkeypatch.setattr(solve_paged, "solve", solved)
-    monkeypatch.setattr(reach_paged, "reach", reached)
+    monkeypatch.setattr(paged, "solve", solved)
+    monkeypatch.setattr(paged, "reach", reached)
     return calls
 
 
@@ -233,7 +233,7 @@ def test_every_mode_writes_the_bytes_of_the_full_speed_worker(name, variant, rea
     """Each reach mode with each solve mode, forced on every task (a loopy game with
     un-moves, and a loop-free one), writes the bytes the modes the model chooses write;
     the modules of those modes are the ones that ran."""
-    from solver.engine import loopy, reach_far, reach_window, solve_window
+    from solver.engine import far, loopy, window
 
     monkeypatch.setattr(database, "CHUNK", 1 << 10)
     monkeypatch.setattr(plan, "MAX_TASK", 1 << 12)
@@ -251,12 +251,12 @@ def test_every_mode_writes_the_bytes_of_the_full_speed_worker(name, variant, rea
 
         monkeypatch.setattr(module, attr, counted)
 
-    spy(reach_window, "reach", WINDOW)
-    spy(reach_far, "reach", FAR)
-    spy(reach_paged, "reach", "reach-paged")
-    spy(solve_paged, "solve", "solve-paged")
-    real = solve_window.solve
-    monkeypatch.setattr(solve_window, "solve", lambda *a, **kw: (
+    spy(window, "reach", WINDOW)
+    spy(far, "reach", FAR)
+    spy(paged, "reach", "reach-paged")
+    spy(paged, "solve", "solve-paged")
+    real = window.solve
+    monkeypatch.setattr(window, "solve", lambda *a, **kw: (
         ran.add(LEAN if a[4] else FAST), real(*a, **kw))[1])
     if solve_mode == LEAN and game.loopy:
         spy(loopy, "lean_propagate", "lean-levels")

@@ -13,7 +13,7 @@ from checks import arrays, assert_matches_reference
 from games import get_game
 from games.base import GsolveError, Tier
 from games.hanoi import Hanoi
-from solver.engine import levels, loopy, manager, memory, solve_window, worker
+from solver.engine import levels, loopy, manager, memory, window, worker
 from solver.engine.memory import BASE
 from solver.engine.plan import plan
 from solver.kernels.codegen import kernels
@@ -133,7 +133,7 @@ def test_retrograde_tiers_match_reference(name, variant, ref, tmp_path):
 @pytest.mark.parametrize("symmetry", [False, True], ids=["all", "canonical"])
 def test_loopy_tiers_side_by_side_write_the_bytes_of_one_thread(symmetry, tmp_path,
                                                                  monkeypatch):
-    """Loopy tiers of one level solved at once, a thread each (solve_window, run_apart),
+    """Loopy tiers of one level solved at once, a thread each (engine/window.py, run_apart),
     write what one thread writes; the test sees groups of several tiers run (Quixo: a
     level is a count of cubes, up to 9 tiers)."""
     from solver.runtime import parallel
@@ -149,7 +149,7 @@ def test_loopy_tiers_side_by_side_write_the_bytes_of_one_thread(symmetry, tmp_pa
         groups.append(len(calls))
         return real(fn, calls)
 
-    monkeypatch.setattr(solve_window, "run_apart", counted)
+    monkeypatch.setattr(window, "run_apart", counted)
     solve(game, "tiers", root=tmp_path / "two", symmetry=symmetry)
     assert max(groups, default=0) > 1
     for x, y in zip(arrays(game, tmp_path / "one"), arrays(game, tmp_path / "two"),

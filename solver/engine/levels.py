@@ -1,5 +1,5 @@
 """The levels of a loopy tier's retrograde, shared by its fast, lean and paged forms
-(engine/loopy.py, engine/solve_paged.py): a tier's events counted by level, and the lean
+(engine/loopy.py, engine/paged.py): a tier's events counted by level, and the lean
 form's level-by-level scan, which holds 3 bytes a position besides its records (a child
 counter and an event level), where loopy's fast form also holds a sorted event list and a
 frontier queue (8 more). A task runs the lean form when the fast one would pass its memory

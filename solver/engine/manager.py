@@ -88,7 +88,7 @@ def check_budget(game: Game, p: Plan, budget: int, workers: int) -> None:
 
 
 def paged_note(game: Game, p: Plan, progress: Progress) -> None:
-    """Say so when tasks will run a part at a time (engine/solve_paged.py), and what it costs."""
+    """Say so when tasks will run a part at a time (engine/paged.py), and what it costs."""
     slow = p.slowdown()
     if slow > 1.0:
         progress.note(f"{game.describe()}: the largest tasks run a part at a time within "

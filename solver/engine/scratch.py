@@ -1,6 +1,6 @@
 """A paged task's scratch: its arrays as flat files in $GSOLVE_SCRATCH (default: the
 system's temporary folder), one folder per task, and the parts of a range held in memory
-one at a time (engine/solve_paged.py, engine/reach_paged.py). A killed run's folder is removed
+one at a time (engine/paged.py). A killed run's folder is removed
 by the next paged task that finds its process gone."""
 
 from __future__ import annotations

@@ -22,8 +22,9 @@ store, never from its own earlier output, so running it twice writes the same by
 How each phase runs within the task's memory is the memory model's choice
 (engine/memory.py `strategy`, which the planner asks too); this module only dispatches,
 as GamesmanOne's tier worker dispatches over its solvers, to one file per mode:
-engine/reach_window.py, reach_far.py, reach_paged.py; engine/solve_window.py (fast and
-lean), solve_paged.py. A strategy handed in (tests, benchmarks) forces the modes.
+engine/window.py (reach into a window; solve fast and lean), far.py (reach with far
+children), paged.py (reach and solve a part at a time). A strategy handed in (tests,
+benchmarks) forces the modes.
 """
 
 from __future__ import annotations
@@ -35,15 +36,8 @@ import time
 import numpy as np
 
 from games.base import Game, GsolveError
-from solver.engine import (
-    loopy,
-    memory,
-    reach_far,
-    reach_paged,
-    reach_window,
-    solve_paged,
-    solve_window,
-)
+from solver.engine import far, loopy, memory, paged
+from solver.engine import window as windowed
 from solver.engine.memory import FAR, PAGED, Strategy
 from solver.engine.task import REACHED, TEMPLATE, Task, needs, window, write_records
 from solver.kernels.numbering import Numbering
@@ -76,12 +70,11 @@ def reach(game: Game, group, task: Task, lock=None, limit: int = 0,
     mode = choose(game, task, limit, forced=strategy)
     bad = _bad(game, task)
     if mode.reach == PAGED:
-        reached, starts, stops = reach_paged.reach(game, group, task, lock, limit, bad,
-                                                   mode.parts)
+        reached, starts, stops = paged.reach(game, group, task, lock, limit, bad, mode.parts)
     elif mode.reach == FAR:
-        reached, starts, stops = reach_far.reach(game, group, task, lock, bad)
+        reached, starts, stops = far.reach(game, group, task, lock, bad)
     else:
-        reached, starts, stops = reach_window.reach(game, group, task, lock, bad)
+        reached, starts, stops = windowed.reach(game, group, task, lock, bad)
     _needs(group, task, starts, stops)
     return reached
 
@@ -105,13 +98,13 @@ def solve(game: Game, group, task: Task, on_piece=None, lock=None, limit: int = 
     mode = choose(game, task, limit, segments, strategy)
     bad = _bad(game, task)
     if mode.solve != PAGED:
-        return solve_window.solve(game, group, task, segments, mode.solve == memory.LEAN,
-                                  bad, on_piece, lock, tally)
+        return windowed.solve(game, group, task, segments, mode.solve == memory.LEAN, bad,
+                              on_piece, lock, tally)
     value_arr, rem_arr = group["value"], group["remoteness"]
-    decided = solve_paged.solve(game, group, task, segments, limit, lambda rec, base, lo, hi:
-                                write_records(rec, -base, lo, hi, value_arr, rem_arr, lock,
-                                              tally), mode.parts)
-    solve_window.tell(on_piece, task.pieces)
+    decided = paged.solve(game, group, task, segments, limit, lambda rec, base, lo, hi:
+                          write_records(rec, -base, lo, hi, value_arr, rem_arr, lock, tally),
+                          mode.parts)
+    windowed.tell(on_piece, task.pieces)
     return decided
 
 

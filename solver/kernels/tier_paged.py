@@ -1,4 +1,4 @@
-"""The paged tier worker's kernels (solver/engine/solve_paged.py): a tier decided a part at a
+"""The paged tier worker's kernels (solver/engine/paged.py): a tier decided a part at a
 time, its window read a page at a time, when not even the lean worker's arrays fit.
 
 Folding: the children of a part's positions are generated once per page of the window

@@ -187,7 +187,7 @@ def forward_far(ctx, own, lo, hi, a, b, tlo, thi, far, max_children, scratch_siz
 def forward_part(ctx, own, base, lo, hi, pa, pb, a, b, notes, far, max_children,
                  scratch_size):
     """As `forward_far`, with only the part [pa, pb) of the task's own range [a, b) in
-    memory (own[h - base]; engine/reach_paged.py): children in other parts of the task go
+    memory (own[h - base]; engine/paged.py): children in other parts of the task go
     to `notes`, those outside it to `far` (each with room for (hi - lo) * max_children).
     Returns (newly reached in the part, entries in notes, entries in far)."""
     out = np.empty(max_children, np.int64)

@@ -299,14 +299,12 @@ def record_speed(game: Game, method: str, seconds: float, cpu: float | None = No
     cluster's workers): nothing is recorded. Nor is the solve of a class other than the
     registered game's (a test's sub-game from a late start visits a sliver of the hash:
     Morris Six's made the full game's plan 15 times too short)."""
-    from games import game_class
-
     s = _SAMPLES.get(_sample_key(game))
     if seconds < (MIN_MEASURED if share >= 1.0 else PART_MEASURED) or cpu is None \
             or s is None or s.base(game) <= 0 or not 0.0 < share <= 1.0:
         return
     base, per = work_base(game, method, s)
-    if type(game_of(game)) is not game_class(game.name):
+    if not _named_class(game):
         return
     data = _measured()
     seen = data.setdefault(game.name, {})
@@ -423,7 +421,7 @@ def compile_seconds(game: Game, method: str) -> float:
 def record_compile(game: Game, method: str, seconds: float) -> None:
     """Remember how long a solve's kernels took to compile (a load from the cache, under
     a second, is no compile)."""
-    if seconds < 1.0 or type(game_of(game)) is not _registered(game.name):
+    if seconds < 1.0 or not _named_class(game):
         return
     data = _measured()
     seen = data.setdefault(game.name, {})
@@ -433,7 +431,7 @@ def record_compile(game: Game, method: str, seconds: float) -> None:
     _write_measured(data)
 
 
-def _registered(name: str):
-    from games import game_class
-
-    return game_class(name)
+def _named_class(game: Game) -> bool:
+    """Whether the game's class is the one its name stands for: a game class names itself
+    (games.register takes no other), where a test's sub-game inherits its parent's name."""
+    return type(game_of(game)).__dict__.get("name") == game.name

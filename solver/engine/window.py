@@ -1,9 +1,16 @@
-"""The window solve modes (engine/memory.py FAST and LEAN): the task's records in memory,
-a window of its own range and the child ranges its reach recorded (engine/task.py
-`window`). Each tier piece is decided from its children's records: one pass when its
-moves all leave the tier, in-tier sweeps or a retrograde to a fixed point when they can
-stay (engine/loopy.py). The lean mode differs only there: its retrograde finds each level
-by scanning the tier (engine/levels.py) instead of holding sorted events and a queue."""
+"""The window modes (engine/memory.py WINDOW reach; FAST and LEAN solve): a task held in
+memory with a window over its own range and child ranges, laid end to end (engine/task.py
+`window`).
+
+* reach: a byte per slot of the own range and of the whole child tiers. The task's reached
+  positions are expanded into it, parents first, to a fixed point inside a loopy tier;
+  then the marks outside its own range are pushed into the store for the child tasks
+  (push_window), and its own bytes stored.
+* solve: the task's records and those of the child ranges its reach recorded. Each tier
+  piece is decided from its children's records: one pass when its moves all leave the
+  tier, in-tier sweeps or a retrograde to a fixed point when they can stay
+  (engine/loopy.py). The lean mode differs only there: its retrograde finds each level by
+  scanning the tier (engine/levels.py) instead of holding sorted events and a queue."""
 
 from __future__ import annotations
 
@@ -15,8 +22,13 @@ from solver.engine.task import (
     REACHED,
     TEMPLATE,
     Task,
+    holder,
     load_records,
     outside,
+    own_marks,
+    parents_first,
+    push_window,
+    put,
     runs,
     side_by_side,
     window,
@@ -24,6 +36,34 @@ from solver.engine.task import (
 )
 from solver.kernels.records import record_dtype
 from solver.runtime.parallel import run_apart, run_blocks, threads
+
+
+def reach(game: Game, group, task: Task, lock, bad) -> tuple[int, np.ndarray, np.ndarray]:
+    """(positions reached in the task's own range, starts and stops of the child ranges
+    it marked)."""
+    from solver.kernels.codegen import kernels
+
+    k = kernels(game.module, TEMPLATE)
+    arr = group[REACHED]
+    gstart, gstop, woff, obase, slots = window(task)
+    win = np.zeros(slots, np.uint8)
+    own = win[task.a + obase:task.b + obase]
+    own_marks(arr, game, task.a, task.b, own)
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
+
+    def step(lo: int, hi: int) -> int:
+        new = run_blocks(k.forward, (ctx, win, gstart, gstop, woff), lo, hi, obase, lo, hi,
+                         mc, ss)
+        if new < 0:
+            raise bad
+        return new
+
+    parents_first(task, step)
+    starts, stops = push_window(arr, win, task, holder(lock))
+    own = own.copy()
+    win = None  # the window goes before the own bytes are stored
+    put([(arr, own)], task.a, task.b, lock)
+    return int(np.count_nonzero(own)), starts, stops
 
 
 def tell(on_piece, pieces) -> None:
