@@ -107,6 +107,7 @@ def main() -> int:
 
     import solver
     from games import get_game
+    from games.base import GsolveError
 
     game = get_game("connect4", args.variant)
     if game.connect != 4:
@@ -114,7 +115,11 @@ def main() -> int:
     cells = game.width * game.height
     sample = walks(game, args.positions, random.Random(args.seed))
     scores, seconds = pons_scores(args.pons, [s for s, _ in sample], args.scores)
-    solved = solver.open("connect4", args.variant, args.db)
+    try:
+        solved = solver.open("connect4", args.variant, args.db)
+    except GsolveError as e:  # not solved, or being solved now: Pons' scores are kept
+        sys.exit(f"connect4_pons: {e}" + (f" (Pons' scores are in {args.scores})"
+                                          if args.scores else ""))
     bad = 0
     tally: dict[str, int] = {}
     for (seq, pos), score in zip(sample, scores, strict=True):
