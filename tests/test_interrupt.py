@@ -134,9 +134,9 @@ def test_ctrl_c_while_a_cluster_starts_or_runs_then_a_resume_is_identical(tmp_pa
 
 SWALLOWS = """
 import subprocess, sys, time
-from solver.command import cli
+from solver.command import stopping
 import signal
-signal.signal(signal.SIGINT, cli._stop_handler("gsolve: interrupted", 130, None))
+signal.signal(signal.SIGINT, stopping.stop_handler("gsolve: interrupted", 130, None))
 child = subprocess.Popen([sys.executable, "-c",
                           "import subprocess, sys; subprocess.run(['sleep', '60'])"])
 print(child.pid, flush=True)
@@ -152,7 +152,7 @@ def test_a_ctrl_c_that_is_swallowed_still_ends_the_command_and_its_processes(tmp
     """The grace path: the signal's exception lost (as numba's compiler was seen to lose
     one), the command still ends within GRACE with its one line and exit 130, and the
     processes it started (a child and the child's own child) end with it."""
-    from solver.command.cli import GRACE
+    from solver.command.stopping import GRACE
 
     proc = subprocess.Popen([sys.executable, "-c", SWALLOWS], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -175,3 +175,36 @@ def test_a_ctrl_c_that_is_swallowed_still_ends_the_command_and_its_processes(tmp
     assert proc.returncode == 130 and proc.stderr.read() == "gsolve: interrupted\n"
     assert GRACE <= took < GRACE + 1, f"ended {took:.2f} s after SIGINT"
     assert left == [], "its processes outlived it"
+
+
+LOST_IN_A_CALLBACK = """
+import weakref
+from solver.command.stopping import Stopped, catching_stops
+
+class Thing:
+    pass
+
+def lands(kind):
+    def callback(ref):
+        raise kind("gsolve: interrupted", 130) if kind is Stopped else kind("a real bug")
+    thing = Thing()
+    ref = weakref.ref(thing, callback)
+    del thing  # the callback runs here and Python swallows what it raises
+
+with catching_stops(None):
+    lands(Stopped)
+    lands(ValueError)
+lands(Stopped)
+"""
+
+
+def test_a_stop_python_swallows_prints_nothing_and_other_errors_still_print():
+    """A signal's Stopped that lands in a weakref callback (importlib's module lock has one)
+    is not printed as "Exception ignored": the grace timer ends the command with its one
+    line. Any other swallowed error still prints, and the hook is undone after."""
+    done = subprocess.run([sys.executable, "-c", LOST_IN_A_CALLBACK], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("Exception ignored") == 2, done.stderr
+    assert "ValueError: a real bug" in done.stderr
+    assert done.stderr.count("Stopped: gsolve: interrupted") == 1, done.stderr

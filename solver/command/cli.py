@@ -5,12 +5,9 @@ Every error a user can cause prints one line on stderr and exits with status 2.
 
 from __future__ import annotations
 
-import _thread
 import json
 import os
-import signal
 import sys
-import time
 
 import click
 
@@ -28,6 +25,7 @@ from solver.command.options import (
 )
 from solver.command.people import learn, play, serve
 from solver.command.reading import analyze, query, verify
+from solver.command.stopping import Stopped, catching_stops, report_stopped
 
 
 class DefaultToSolve(click.Group):
@@ -345,112 +343,12 @@ def _check_environment() -> None:
     available_memory()  # GSOLVE_MEMORY
 
 
-GRACE = 1.0  # seconds a stopped command has to unwind before it ends regardless
-
-
-class Stopped(BaseException):
-    """Ctrl-C or SIGTERM, raised in the main thread so that a solve unwinds as on an error
-    (a tiered solve records the tasks it finished). Not a KeyboardInterrupt, which click
-    turns into Abort (printing a blank line) and libraries may catch."""
-
-    def __init__(self, message: str, code: int):
-        super().__init__(message)
-        self.message, self.code = message, code
-
-
-_ending = _thread.allocate_lock()  # held by whoever ends the command: one message
-
-
-def _stop_handler(message: str, code: int, argv):
-    """The handler of a stopping signal. The command itself (argv None) also ends GRACE
-    seconds later, whatever the main thread does: a signal's exception can land where
-    Python swallows it (a finalizer, a weakref callback), and one in importlib's module
-    lock callback leaves the import lock held, so that every import, in every thread,
-    then waits for ever (and numba's compiler has been seen to swallow one: the test of a
-    Ctrl-C while a cluster starts took GRACE). What a tiered solve finished is recorded as
-    it finishes, so ending there loses no more than SIGKILL would; the command's own
-    processes (a cluster's forkserver and workers) are ended with it."""
-
-    line = f"{message}\n".encode()
-
-    def end_later():
-        time.sleep(GRACE)
-        with _ending:  # nothing here imports or takes another module's lock
-            try:
-                os.write(2, line)
-                for pid in descendants(os.getpid()):
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-            finally:
-                os._exit(code)
-
-    def handler(signum, frame):
-        signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once
-        if argv is None:
-            _thread.start_new_thread(end_later, ())  # (threading's locks may be held)
-        raise Stopped(message, code)
-
-    return handler
-
-
-def descendants(pid: int) -> list[int]:
-    """The live processes below `pid` (its children, theirs...), from /proc: no locks."""
-    parents = {}
-    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            parents[int(name)] = int(fields[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    found, todo = [], [pid]
-    while todo:
-        above = todo.pop()
-        below = [p for p, parent in parents.items() if parent == above]
-        found += below
-        todo += below
-    return found
-
-
-def _stopped(message: str, code: int, argv) -> int:
-    """Ctrl-C or SIGTERM, once the solve has cleaned up while unwinding: one line. The
-    command itself (argv None) then ends at once, so queued sweep blocks do not run on
-    and the storage's pending background writes print no warnings at shutdown."""
-    if argv is None:
-        _ending.acquire()
-    click.echo(message, err=True)
-    if argv is None:
-        end_now(code)
-    return code
-
-
-def end_now(code: int) -> None:
-    """End the process with `code` at once, its output flushed (no threads joined)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
 def main(argv=None) -> int:
-    import threading
-
-    handlers = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum, message, code in ((signal.SIGINT, "gsolve: interrupted", 130),
-                                      (signal.SIGTERM, "gsolve: terminated", 143)):
-            handlers[signum] = signal.signal(signum, _stop_handler(message, code, argv))
-    try:
-        return _run(argv)
-    except Stopped as e:  # landed after _run's own except clauses
-        return _stopped(e.message, e.code, argv)
-    finally:
-        for signum, old in handlers.items():  # main(argv) in a test or another program
-            signal.signal(signum, old)
+    with catching_stops(argv):
+        try:
+            return _run(argv)
+        except Stopped as e:  # landed after _run's own except clauses
+            return report_stopped(e.message, e.code, argv)
 
 
 def _run(argv) -> int:
@@ -470,9 +368,9 @@ def _run(argv) -> int:
     except click.exceptions.Exit as e:
         return e.exit_code
     except Stopped as e:
-        return _stopped(e.message, e.code, argv)
+        return report_stopped(e.message, e.code, argv)
     except (KeyboardInterrupt, click.Abort):  # raised, not signalled (or end of input)
-        return _stopped("gsolve: interrupted", 130, argv)
+        return report_stopped("gsolve: interrupted", 130, argv)
     except BrokenPipeError:
         return 0
     except OSError as e:  # an unusable path or device the user named: not a bug

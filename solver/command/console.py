@@ -60,7 +60,7 @@ def _end_within(seconds: float, code: int) -> None:
     import threading
     import time
 
-    from solver.command.cli import end_now
+    from solver.command.stopping import end_now
 
     def end():
         time.sleep(seconds)
