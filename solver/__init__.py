@@ -37,5 +37,8 @@ def solve(game, method: str | None = None, variant=None, db=None, force: bool = 
     elif variant is not None:
         raise TypeError("variant goes with a game name, not a Game object")
     from solver.methods.solve import solve as run
+    from solver.runtime.allocator import map_large_blocks
+
+    map_large_blocks()  # as the command does: the process holds what the solve counts
 
     return run(game, method, db, force, progress)

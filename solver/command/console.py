@@ -33,6 +33,9 @@ def end_at_interrupt() -> None:
 
 def entry() -> None:
     end_at_interrupt()
+    from solver.runtime.allocator import map_large_blocks
+
+    map_large_blocks()  # before anything is allocated: a solve's RSS stays what it holds
     gc.disable()
     from solver.command.cli import main
 

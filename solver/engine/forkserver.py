@@ -14,6 +14,10 @@ import signal
 
 signal.signal(signal.SIGINT, signal.SIG_IGN)  # first: the imports below take seconds
 
+from solver.runtime.allocator import map_large_blocks  # noqa: E402
+
+map_large_blocks()  # the workers forked from here inherit it
+
 # (imported after that: E402)
 import distributed  # noqa: F401, E402  (what Dask's own forkserver preload imports)
 import zarr  # noqa: F401, E402
