@@ -284,6 +284,7 @@ class _classproperty:
 
 
 _TIERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each game's tier list
+_SYMMETRIC_TIERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # and with images
 
 
 class Game:
@@ -520,22 +521,36 @@ def hash_tiers(hash_ctx, label, child_counts) -> list[Tier]:
     return out
 
 
-def symmetric_tiers(game: Game, tiers: list[Tier]) -> list[Tier]:
-    """Tiers for a solve on canonical positions: a child's canonical form may lie in an
-    image of its tier (Connect-4's mirror maps a height vector to its reverse), so each
-    child tier brings its images. The image of tier T is taken as the tier of the canonical
-    form of T's first position, both ways: exact for a symmetry of order 2 and for tiers
-    that every symmetry keeps (square boards by piece counts)."""
+def symmetric_tiers(game: Game) -> list[Tier]:
+    """The game's tiers for a solve on canonical positions: a child's canonical form may
+    lie in an image of its tier (Connect-4's mirror maps a height vector to its reverse),
+    so each child tier brings its images. The image of tier T is taken as the tier of the
+    canonical form of T's first position, both ways: exact for a symmetry of order 2 and
+    for tiers that every symmetry keeps (square boards by piece counts). Computed once per
+    game, beside its tier list (8x4 Connect-4: 390,625 tiers)."""
+    if game in _SYMMETRIC_TIERS:
+        return list(_SYMMETRIC_TIERS[game])
+    tiers = game.tiers()
     starts = np.array([t.start for t in tiers], np.int64)
-    image = [int(np.searchsorted(starts, game.canonical(t.start), side="right")) - 1
-             if t.size else i for i, t in enumerate(tiers)]
+    firsts = starts.copy()
+    if game.has_symmetry:
+        canonical, scratch = _module(type(game).module).canonical, np.empty(
+            game.scratch_size, np.int8)
+        for i, t in enumerate(tiers):
+            if t.size:
+                firsts[i] = canonical(game.ctx, t.start, scratch)
+    image = np.searchsorted(starts, firsts, side="right") - 1
     orbit: list[set[int]] = [{i} for i in range(len(tiers))]
-    for i, j in enumerate(image):
+    for i, j in enumerate(image.tolist()):
+        if not tiers[i].size:
+            j = i
         orbit[i].add(j)
         orbit[j].add(i)
-    return [Tier(t.label, t.start, t.stop,
-                 tuple(sorted({o for c in t.children for o in orbit[c]})))
-            for t in tiers]
+    out = [Tier(t.label, t.start, t.stop, tuple(sorted({o for c in t.children
+                                                        for o in orbit[c]})))
+           for t in tiers]
+    _SYMMETRIC_TIERS[game] = out
+    return list(out)
 
 
 def _module(name: str):

@@ -141,7 +141,7 @@ class Numbering:
         tiers = self.game.tiers()
         if tiers is None or not self.symmetry:
             return tiers
-        tiers = symmetric_tiers(self.game, tiers)
+        tiers = symmetric_tiers(self.game)
         if self.index is None:
             return tiers
         rank = self.index.rank
