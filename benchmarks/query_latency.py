@@ -16,6 +16,12 @@ solver/use/uwapi.py's table lists the game), with the server's and the clients' 
 a request. Then times whole `gsolve query` commands (warm kernel cache). Prints
 percentiles in milliseconds, and the load average before and after, since the machine
 may be shared.
+
+`--wrk SECONDS` adds the same four loads driven by wrk (Debian's `wrk`, a C load generator:
+the Python clients spend 0.13-0.45 ms of CPU a request on the same cores as the server,
+wrk about a tenth of that), `--clients` connections for SECONDS each, every connection
+cycling the positions from its own place in the list (a new connection each request with
+`Connection: close`; wrk's latency counts from the request's first byte, after connect).
 """
 
 from __future__ import annotations
@@ -169,6 +175,71 @@ def time_clients(port: int, paths: list[str], clients: int, fresh: bool = False,
     return out, cpu * 1000 / len(out)
 
 
+WRK_SCRIPT = r"""
+-- each connection cycles the paths of the file from its own place; done() prints JSON
+local paths, close, at = {}, false, 0
+local counter = 0
+function setup(thread)
+  thread:set("id", counter)
+  counter = counter + 1
+end
+function init(args)
+  for line in io.lines(args[1]) do paths[#paths + 1] = line end
+  close = args[2] == "close"
+  at = (id * 7919) % #paths
+end
+function request()
+  at = at % #paths + 1
+  if close then return wrk.format("GET", paths[at], {["Connection"] = "close"}) end
+  return wrk.format("GET", paths[at])
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    '{"requests": %d, "seconds": %.3f, "errors": %d, "status_errors": %d, '
+    .. '"p50": %.3f, "p90": %.3f, "p99": %.3f, "p999": %.3f, "max": %.3f, '
+    .. '"mean": %.3f}\n',
+    summary.requests, summary.duration / 1e6, e.connect + e.read + e.write + e.timeout,
+    e.status, latency:percentile(50) / 1e3, latency:percentile(90) / 1e3,
+    latency:percentile(99) / 1e3, latency:percentile(99.9) / 1e3, latency.max / 1e3,
+    latency.mean / 1e3))
+end
+"""
+
+
+def time_wrk(port: int, paths: list[str], clients: int, fresh: bool, seconds: int,
+             server_pid: int) -> dict:
+    """wrk's percentiles (ms) over `clients` connections for `seconds`, the server's CPU a
+    request and the answers a second. Every answer must be 200 and every connection live."""
+    import shutil
+    import tempfile
+
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        raise SystemExit("--wrk needs wrk on PATH (Debian: apt-get install wrk)")
+    with tempfile.TemporaryDirectory(prefix="gsolve-wrk-") as tmp:
+        script, listing = Path(tmp, "paths.lua"), Path(tmp, "paths.txt")
+        script.write_text(WRK_SCRIPT)
+        listing.write_text("\n".join(paths) + "\n")
+        cpu = server_cpu(server_pid)
+        run = subprocess.run(
+            [wrk, "-t", str(min(2, clients)), "-c", str(clients), "-d", f"{seconds}s",
+             "--timeout", "5s", "-s", str(script), f"http://127.0.0.1:{port}", "--",
+             str(listing), "close" if fresh else "keep"],
+            capture_output=True, text=True, check=True)
+        cpu = server_cpu(server_pid) - cpu
+    line = next((x for x in run.stdout.splitlines() if x.startswith("{")), None)
+    if line is None:
+        raise SystemExit(f"wrk printed no summary: {run.stdout[-400:]!r}")
+    r = json.loads(line)
+    if r["errors"] or r["status_errors"]:
+        raise SystemExit(f"wrk: {r['errors']} socket errors, {r['status_errors']} answers "
+                         "not 200")
+    n = r.pop("requests")
+    return {**{k: round(v, 3) for k, v in r.items() if k != "seconds"}, "n": n,
+            "server_cpu_ms": round(cpu * 1000 / n, 3), "per_second": round(n / r["seconds"])}
+
+
 def server_cpu(pid: int) -> float:
     """CPU seconds of the server process and its worker processes so far (Linux)."""
     def one(p):
@@ -211,6 +282,8 @@ def main() -> None:
     ap.add_argument("--nice", type=int, default=0,
                     help="the client processes' niceness (10: the server runs first when "
                          "both want a core, as with clients on other machines)")
+    ap.add_argument("--wrk", type=int, default=0, metavar="SECONDS",
+                    help="also drive each load with wrk for SECONDS (needs wrk on PATH)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     import tempfile
@@ -243,6 +316,10 @@ def main() -> None:
                     "server_cpu_ms": round((server_cpu(proc.pid) - cpu) * 1000
                                            / len(times), 3),
                     "per_second": round(len(times) / wall)}
+                if args.wrk:
+                    many[f"wrk_{name}_{how}"] = time_wrk(
+                        port, paths, args.clients, how == "new_connection", args.wrk,
+                        proc.pid)
     finally:
         proc.terminate()
         proc.wait()
@@ -268,13 +345,17 @@ def main() -> None:
             *((f"clients_{u}_{h}_ms", f"{n} clients, {what}, {how}")
               for u, what in (("api", "/api/query"), ("uwapi", "UWAPI URL"))
               for h, how in (("keep_alive", "keep-alive"), ("new_connection", "new conn."))),
+            *((f"clients_wrk_{u}_{h}_ms", f"wrk, {n} conn., {what}, {how}")
+              for u, what in (("api", "/api/query"), ("uwapi", "UWAPI URL"))
+              for h, how in (("keep_alive", "keep-alive"), ("new_connection", "new conn."))
+              if args.wrk),
             ("gsolve_query_ms", "gsolve query, whole command"),
             ("gsolve_query_cpu_ms", "gsolve query, its CPU (user+sys)")]
     for key, label in rows:
         r = report[key]
-        extra = (f"  CPU a request: server {r['server_cpu_ms']:.3f} ms, clients "
-                 f"{r['client_cpu_ms']:.3f}; {r['per_second']}/s" if "client_cpu_ms" in r
-                 else "")
+        extra = (f"  CPU a request: server {r['server_cpu_ms']:.3f} ms"
+                 + (f", clients {r['client_cpu_ms']:.3f}" if "client_cpu_ms" in r else "")
+                 + f"; {r['per_second']}/s" if "server_cpu_ms" in r else "")
         print(f"  {label:<40} p50 {r['p50']:>8.3f} ms  p90 {r['p90']:>8.3f}  "
               f"p99 {r['p99']:>8.3f}  (n={r['n']}){extra}")
 

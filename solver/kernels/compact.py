@@ -406,12 +406,13 @@ def wrapper(sym_module: str, direct: str | None = None):
                                 ("expand", _MOVES, _MOVES_INDEXED),
                                 ("parents", _UNMOVES, _UNMOVES_INDEXED),
                                 ("parents_in_tier", _UNMOVES, _UNMOVES_INDEXED)):
-        if name not in have:
-            continue
         if indexed and f"{name}_indexed" in own:  # the game's own: no slot, no rank
+            # (also where the canonical wrapper lacks the plain form: Connect-4 has
+            # expand_indexed but no expand_canonical, and a composed expand would decode
+            # each reached position twice, once for primitive and once for its children)
             imports.append(f"from {direct} import {name}_indexed as _{name}")
             rest.append(indexed.format(name=name))
-        else:
+        elif name in have:
             imports.append(f"from {sym_module} import {name} as _{name}")
             rest.append(text.format(name=name))
     numbered = _DIRECT.format(module=direct) if direct else _BY_INDEX

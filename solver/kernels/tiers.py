@@ -36,6 +36,10 @@ def locate(c, gstart, gstop, woff):
     return woff[lo] + x if (x >= 0) & (c < gstop[lo]) else -1
 
 
+MARKS = 256  # marks into child tiers collected before they are written, side by side
+GATHER = 32  # positions whose children's records are gathered before they are combined
+
+
 @njit(cache=True, nogil=True)
 def forward(ctx, win, gstart, gstop, woff, lo, hi, obase, tlo, thi, max_children,
             scratch_size):
@@ -44,16 +48,25 @@ def forward(ctx, win, gstart, gstop, woff, lo, hi, obase, tlo, thi, max_children
     the window (the game's tier graph is wrong).
 
     Blocks of one tier run side by side, so a mark may land on a position another thread
-    is expanding. Only a byte still 0 is written: a write of what was read (branch-free,
-    `win[w] |= fresh`) could put back the 1 of a position whose primitive mark another
-    thread had just stored, and the primitive was then solved as an inner position (Quixo
-    4x4, 1 in 11.7 M positions, some 2-thread runs). A 0 read before another thread marked
-    and expanded the position is a fresh mark, so it asks for one more pass, which expands
-    it again."""
+    is expanding. Inside [tlo, thi) only a byte still 0 is written: a write of what was
+    read (branch-free, `win[w] |= fresh`) could put back the 1 of a position whose primitive
+    mark another thread had just stored, and the primitive was then solved as an inner
+    position (Quixo 4x4, 1 in 11.7 M positions, some 2-thread runs). A 0 read before another
+    thread marked and expanded the position is a fresh mark, so it asks for one more pass,
+    which expands it again.
+
+    Outside [tlo, thi) lie child tiers that nothing expands until this run is done, where
+    every writer writes a 1: those marks are collected, MARKS at a time, and written in a
+    loop of their own, branch-free, so their cache misses overlap (the child tiers are
+    hundreds of MB: Connect-4 6x6, 15-20% off the kernel's time at 22-28 pieces)."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
     scratch = np.empty(scratch_size, np.int8)
+    marks = np.empty(MARKS + max_children, np.int64)
+    wlo = tlo + obase
+    whi = thi + obase
     new = 0
+    m = 0
     for h in range(lo, hi):
         if win[h + obase] != 1:
             continue
@@ -63,14 +76,29 @@ def forward(ctx, win, gstart, gstop, woff, lo, hi, obase, tlo, thi, max_children
             continue
         win[h + obase] = 2
         for j in range(n):
-            c = out[j]
-            w = locate(c, gstart, gstop, woff)
+            w = locate(out[j], gstart, gstop, woff)
             if w < 0:
                 return -1
-            if win[w] == 0:  # never `win[w] |= fresh`: see the docstring
-                win[w] = 1
-                new += (tlo <= c) & (c < thi)
+            if (wlo <= w) & (w < whi):
+                if win[w] == 0:  # never `win[w] |= fresh` here: see the docstring
+                    win[w] = 1
+                    new += 1
+            else:
+                marks[m] = w
+                m += 1
+        if m >= MARKS:
+            _mark(win, marks, m)
+            m = 0
+    _mark(win, marks, m)
     return new
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mark(win, marks, m):
+    """Marks as reached the window slots marks[:m] that hold 0 (any other byte kept)."""
+    for j in range(m):
+        v = win[marks[j]]
+        win[marks[j]] = v | (v == 0)
 
 
 @njit(cache=True, nogil=True)
@@ -92,21 +120,41 @@ def mark_primitives(win, reached, lo, hi, obase, rbase):
 def combine_tier(ctx, win, gstart, gstop, woff, lo, hi, obase, max_children, scratch_size,
                  puzzle):
     """Decide every undecided position of [lo, hi) whose children all lie in solved tiers.
-    Returns -1 if a child lies outside the window (the game's tier graph is wrong)."""
+    Returns -1 if a child lies outside the window (the game's tier graph is wrong).
+
+    The children's records are final and none is written here, so GATHER positions'
+    children are found first and their records read in one loop, whose cache misses
+    overlap (Connect-4 6x6 at 25-28 pieces: 25-40% off)."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
-    crec = np.empty(max_children, win.dtype)
     scratch = np.empty(scratch_size, np.int8)
-    for h in range(lo, hi):
-        if win[h + obase] != VISITED:
-            continue
-        n = game_children(ctx, h, out, moves, scratch)
-        for j in range(n):
-            w = locate(out[j], gstart, gstop, woff)
-            if w < 0:
-                return -1
-            crec[j] = win[w]
-        win[h + obase] = combine(crec, n, puzzle)
+    at = np.empty(GATHER, np.int64)
+    kids = np.empty(GATHER, np.int64)
+    where = np.empty(GATHER * max_children, np.int64)
+    crec = np.empty(GATHER * max_children, win.dtype)
+    h = lo
+    while h < hi:
+        b = m = 0
+        while h < hi and b < GATHER:
+            if win[h + obase] == VISITED:
+                n = game_children(ctx, h, out, moves, scratch)
+                for j in range(n):
+                    w = locate(out[j], gstart, gstop, woff)
+                    if w < 0:
+                        return -1
+                    where[m + j] = w
+                at[b] = h
+                kids[b] = n
+                b += 1
+                m += n
+            h += 1
+        for j in range(m):
+            crec[j] = win[where[j]]
+        m = 0
+        for i in range(b):
+            n = kids[i]
+            win[at[i] + obase] = combine(crec[m:m + n], n, puzzle)
+            m += n
     return 0
 
 
