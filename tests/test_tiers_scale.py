@@ -237,6 +237,48 @@ def test_a_chunk_too_big_to_cache_drops_its_older_copy():
     assert held.used == 0
 
 
+def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
+    """push_window raises a cached chunk in place, but only one that no queued write
+    holds: while a write of it waits, a raise or a partial write changes a copy, so each
+    queued write reaches the store as it was given, and the store ends with all of them."""
+    import threading
+
+    import zarr
+
+    from solver.storage.chunks import chunk_array
+
+    ch, key = 1 << 16, ("reached", 1)
+    group = zarr.open_group(str(tmp_path / "g"), mode="w")
+    store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch))
+    gate = threading.Event()
+    writer = local.Writer(depth=8)
+    writer.submit(gate.wait, 5)  # the writes below wait in the queue behind this
+    arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer, fresh=True)
+    first = np.random.default_rng(7).integers(1, 100, ch).astype(np.uint8)  # dense
+    marks = np.full(100, 200, np.uint8)
+    arr[ch:2 * ch] = first
+    arr.raise_chunk(1, [(ch + 10, marks)])  # a write of the chunk is queued: a copy
+    raised = arr.cache.held(key)
+    arr.raise_chunk(1, [(ch + 500, marks)])  # the first raise is queued: another copy
+    assert arr.cache.held(key) is not raised
+    assert (raised[10:110] == 200).all() and np.array_equal(raised[500:600], first[500:600])
+    again = arr.cache.held(key)
+    arr[ch + 1000:ch + 1010] = np.zeros(10, np.uint8)  # part of it, still queued: a copy
+    assert arr.cache.held(key) is not again and (again[1000:1010] != 0).all()
+    gate.set()
+    writer.wait()
+    mine = arr.cache.held(key)  # no write of it queued now: raised in place
+    arr.raise_chunk(1, [(ch + 2000, marks)])
+    assert arr.cache.held(key) is mine
+    writer.close()
+    want = first.copy()
+    for at in (10, 500, 2000):
+        want[at:at + 100] = 200
+    want[1000:1010] = 0
+    assert np.array_equal(store[ch:2 * ch], want) and np.array_equal(arr[ch:2 * ch], want)
+    assert not store[:ch].any() and not store[2 * ch:].any()
+
+
 def test_the_write_queue_holds_at_most_its_bytes_and_always_one_job():
     """Queued writes keep their arrays: the queue is bounded by their bytes (the share of
     the budget the manager gives it), yet a job larger than that still runs."""

@@ -17,7 +17,7 @@ from games.base import Game
 from solver.engine import borrowing, worker
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
-from solver.engine.task import REACHED, needs, outside
+from solver.engine.task import REACHED, needs, outside, raise_to
 from solver.runtime.progress import Progress
 from solver.storage.chunks import chunk_array, span
 from solver.storage.writing import PartialStore
@@ -170,6 +170,14 @@ class _Eta:
 
 # -- the chunk cache ----------------------------------------------------------------------
 SPARSE = 4  # a chunk with under 1/SPARSE of its bytes nonzero is cached packed
+STRIDE = 61  # the elements a large chunk's density is judged by (a prime: no aliasing)
+
+
+def sparse(x: np.ndarray) -> bool:
+    """Whether under 1/SPARSE of `x` is nonzero, judged by every STRIDE-th element of a
+    large chunk (a pass over the whole chunk cost as much as the merge that wrote it)."""
+    sample = x[::STRIDE] if x.size >= STRIDE << 8 else x
+    return np.count_nonzero(sample) * SPARSE < sample.size
 
 
 def _nbytes(got) -> int:
@@ -219,13 +227,24 @@ class ChunkCache:
         self.codec.decode(packed, out)
         return out
 
-    def put(self, key, x: np.ndarray) -> None:
+    def held(self, key) -> np.ndarray | None:
+        """The cache's own array of the chunk where it is held as it is (unpacked), to
+        change in place and put back; else None."""
+        got = self.data.get(key)
+        if not isinstance(got, np.ndarray):
+            return None
+        self.data.move_to_end(key)
+        return got
+
+    def put(self, key, x: np.ndarray, owned: bool = False) -> None:
+        """Hold chunk `x` (a copy, unless `owned`: the caller gives it up and nobody
+        changes it after, so it is kept as it is)."""
         if not self.wanted(key) or self.data.get(key) is x:  # x: changed in place
             return
-        if np.count_nonzero(x) * SPARSE < x.size:
+        if sparse(x):
             got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size)
         else:
-            got = x.copy()
+            got = x if owned else x.copy()
         self.drop(key)  # an older copy must never outlive a newer write, kept or not
         if _nbytes(got) > self.capacity:
             return
@@ -323,9 +342,37 @@ class CachedArray:
             else:
                 x = self.cache.get((self.name, c))
                 if x is not None:
+                    if self.shared((self.name, c)):
+                        x = x.copy()
                     x0, x1 = max(lo, s), min(hi, e)
                     x[x0 - s:x1 - s] = data[x0 - lo:x1 - lo]
-                    self.cache.put((self.name, c), x)
+                    self.cache.put((self.name, c), x, owned=True)
+
+    def shared(self, key) -> bool:
+        """Whether the cache's array of chunk `key` may be one queued to write (held as
+        written, without a copy, by raise_chunk), so it must not change in place."""
+        return self.writer is not None and self.writer.holds(key)
+
+    def raise_chunk(self, c: int, parts) -> None:
+        """Chunk `c` raised to at least the bytes of each (start, bytes) of `parts` and
+        written. In place where the cache holds it as it is and no write of it is queued:
+        a new chunk costs its page faults (allocations this large are mapped fresh,
+        solver/runtime/allocator.py), a copy and a count, as much as the marks it takes."""
+        ch, key = self.chunk, (self.name, c)
+        s, e = c * ch, min(self.n, (c + 1) * ch)
+        x = self.cache.held(key)
+        if x is None or self.shared(key):
+            x = self[s:e]
+        else:
+            self.cache.hits += 1
+        raise_to(x, s, parts)
+        if self.unwritten is not None:
+            self.unwritten[c] = False
+        if self.writer is None:
+            self.arr[s:e] = x
+        else:
+            self.writer.submit(self.arr.__setitem__, slice(s, e), x, keys=[key])
+        self.cache.put(key, x, owned=True)
 
 
 class CachedGroup:
@@ -400,6 +447,13 @@ class Writer:
             self.queued[k] = self.queued.get(k, 0) + 1
         self.held += size
         self.pending.append((self.pool.submit(self._run, fn, args), keys, size))
+
+    def holds(self, key) -> bool:
+        """Whether a write of chunk `key` is queued or running (the finished ones let go
+        first)."""
+        while self.pending and self.pending[0][0].done():
+            self._finish(*self.pending.popleft())
+        return key in self.queued
 
     def _finish(self, future, keys, size) -> None:
         self.held -= size

@@ -185,7 +185,7 @@ def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np
     own range into the store (the larger byte wins, chunk by chunk; chunks without a mark
     are not touched). Returns the marked ranges (starts, stops), GAP apart: what the
     solve phase reads."""
-    chunk, n = arr.chunks[0], arr.shape[0]
+    chunk = arr.chunks[0]
     jobs: dict[int, list] = {}
     starts, stops = [], []
     for w, x, y in outside(task):
@@ -205,15 +205,31 @@ def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np
                 jobs.setdefault(c, []).append((s, part[s - x:e - x]))
     with hold(sorted(jobs)):
         for c, marks in sorted(jobs.items()):
-            lo, hi = c * chunk, min(n, (c + 1) * chunk)
-            cur = arr[lo:hi]
-            for s, mk in marks:
-                view = cur[s - lo:s - lo + mk.size]
-                np.maximum(view, mk, out=view)
-            arr[lo:hi] = cur
+            raise_chunk(arr, c, marks)
     if not starts:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     return np.concatenate(starts), np.concatenate(stops)
+
+
+def raise_chunk(arr, c: int, parts) -> None:
+    """Chunk `c` of a 1-d store array raised to at least the bytes of each (start, bytes)
+    of `parts`, and written (the array's own way where it has one: the cache's in place)."""
+    if hasattr(arr, "raise_chunk"):
+        arr.raise_chunk(c, parts)
+        return
+    chunk = arr.chunks[0]
+    lo, hi = c * chunk, min(arr.shape[0], (c + 1) * chunk)
+    cur = arr[lo:hi]
+    raise_to(cur, lo, parts)
+    arr[lo:hi] = cur
+
+
+def raise_to(x: np.ndarray, at: int, parts) -> None:
+    """x (the slots at.. of an array) raised in place to at least the bytes of each
+    (start, bytes) of `parts`."""
+    for s, marks in parts:
+        view = x[s - at:s - at + marks.size]
+        np.maximum(view, marks, out=view)
 
 
 def put(pairs, lo: int, hi: int, lock=None) -> None:
