@@ -38,6 +38,25 @@ from checks import reference_table  # noqa: E402
 
 from hashing.jit import returning_arrays  # noqa: E402
 
+_report = []  # the compile report's module, where GSOLVE_COMPILE_REPORT names a folder
+
+
+def pytest_configure(config):
+    """GSOLVE_COMPILE_REPORT=DIR: every numba compile of each test process written to DIR
+    (tests/compile_report.py; an environment variable, so xdist's workers and the
+    processes a test starts inherit it)."""
+    where = os.environ.get("GSOLVE_COMPILE_REPORT")
+    if where:
+        import compile_report
+
+        compile_report.start(where)
+        _report.append(compile_report)
+
+
+def pytest_runtest_logstart(nodeid, location):
+    for report in _report:
+        report.at_test(nodeid)
+
 
 @pytest.fixture(scope="module", autouse=True)
 def rules_return_no_array():
