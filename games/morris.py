@@ -516,25 +516,28 @@ def primitive(ctx, h, scratch):
 def _emit(ctx, mine, theirs, dst, code, me, stage, out, moves, n, canon):
     """Children of the move that just put `me` on dst (`mine`, `theirs`: the points after
     it): one per opponent piece a mill may take when the move formed one (a piece in no
-    mill, any when all are), else one; each as `_hash_of` gives it."""
+    mill, any when all are), else one; each as `_hash_of` gives it. One call site of
+    `_hash_of` (it is inlined: each site is compiled again, with the canonical search)."""
     params, lines, mstart, mids = ctx[8], ctx[4], ctx[5], ctx[6]
     opp = 1 - me
+    take = np.int64(0)
     if theirs and params[P_MILLWIN] == 0 and _closes(lines, mstart, mids, mine, dst):
         take = theirs & ~_in_mills(lines, theirs)
         if take == 0:
             take = theirs
-        while take:
+    once = take == 0  # no mill: the one child without a removal
+    while take or once:
+        left, c = theirs, code
+        if take:
             q = _low(take)
-            wm, bm = _sides(me, mine, theirs ^ (np.int64(1) << q))
-            out[n] = _hash_of(ctx, wm, bm, stage, opp, canon)
-            moves[n] = code + q + 1
-            n += 1
+            left, c = theirs ^ (np.int64(1) << q), code + q + 1
             take &= take - 1
-        return n
-    wm, bm = _sides(me, mine, theirs)
-    out[n] = _hash_of(ctx, wm, bm, stage, opp, canon)
-    moves[n] = code
-    return n + 1
+        once = False
+        wm, bm = _sides(me, mine, left)
+        out[n] = _hash_of(ctx, wm, bm, stage, opp, canon)
+        moves[n] = c
+        n += 1
+    return n
 
 
 # `expand`: a primitive and the children from one decode (composed from `primitive`, a
@@ -555,27 +558,23 @@ def _children(ctx, h, out, moves, scratch, canon, expand):
         return -LOSE
     empty = ((np.int64(1) << npts) - 1) & ~(wm | bm)
     n = 0
-    if stage < params[P_MOVE_STAGE]:
-        e = empty
-        while e:
-            dst = _low(e)
-            n = _emit(ctx, mine | (np.int64(1) << dst), theirs, dst, dst * (npts + 1), me,
-                      stage + 1, out, moves, n, canon)
-            e &= e - 1
-        return _indices(ctx, out, n, False) if canon == 2 else n
+    # placements: one pass with no source (src -1); else slides (flights with three
+    # pieces) from each of mine: one loop, so `_emit` is inlined once
+    placing = stage < params[P_MOVE_STAGE]
     fly = params[P_FLY] != 0 and popcount(mine) == 3
-    s = mine
+    s = np.int64(1) if placing else mine
     while s:
-        src = _low(s)
-        left = mine ^ (np.int64(1) << src)
-        d = empty if fly else near[src] & empty
+        src = -1 if placing else _low(s)
+        left = mine if placing else mine ^ (np.int64(1) << src)
+        d = empty if placing or fly else near[src] & empty
         while d:
             dst = _low(d)
             n = _emit(ctx, left | (np.int64(1) << dst), theirs, dst,
-                      ((src + 1) * npts + dst) * (npts + 1), me, stage, out, moves, n, canon)
+                      ((src + 1) * npts + dst) * (npts + 1), me, stage + placing, out, moves,
+                      n, canon)
             d &= d - 1
         s &= s - 1
-    if expand and n == 0:
+    if expand and n == 0 and not placing:
         return -LOSE  # blocked
     return _indices(ctx, out, n, False) if canon == 2 else n
 
@@ -606,6 +605,8 @@ def _unmove(ctx, moved, other, empty, d, src, prev, stage, out, n, canon, in_tie
     back = moved ^ (one << d)
     if src >= 0:
         back |= one << src
+    put = np.int64(0)  # the points r of a piece the mill took
+    plain = True  # and the parent without a removal
     if params[P_MILLWIN] == 0 and _closes(lines, mstart, mids, moved, d):
         free = 0 if in_tier else empty
         if src >= 0:
@@ -614,11 +615,14 @@ def _unmove(ctx, moved, other, empty, d, src, prev, stage, out, n, canon, in_tie
             r = _low(free)
             had = other | (one << r)
             if not _closes(lines, mstart, mids, had, r) or _in_mills(lines, had) == had:
-                n = _add_parent(ctx, back, had, prev, stage, canon, out, n)
+                put |= one << r
             free &= free - 1
-        if other:  # a mill removes nothing only when the opponent had no piece out
-            return n
-    return _add_parent(ctx, back, other, prev, stage, canon, out, n)
+        plain = other == 0  # a mill removes nothing only when the opponent had no piece out
+    for _ in range(popcount(put) + plain):  # one call site: `_add_parent` is inlined once
+        low = put & -put
+        put ^= low
+        n = _add_parent(ctx, back, other | low, prev, stage, canon, out, n)
+    return n
 
 
 # `parents_in_tier`: the retrograde inside a movement tier asks for these only; a slide
@@ -638,26 +642,24 @@ def _parents(ctx, h, out, scratch, canon, in_tier):
     moved, other = _sides(prev, wm, bm)
     empty = ((np.int64(1) << npts) - 1) & ~(wm | bm)
     n = 0
-    # un-placements: the parent is in the previous stage, with prev to move
-    if not in_tier and 0 < stage and (stage < mstage or me == W):
+    # un-placements (phase 0: the parent is in the previous stage, with prev to move; no
+    # source), then un-slides (1: un-flights when prev had three pieces), in one loop so
+    # that `_unmove` is inlined once
+    fly = params[P_FLY] != 0 and popcount(moved) == 3
+    first = 1 if in_tier or stage == 0 or (stage >= mstage and me != W) else 0
+    last = 1 if stage >= mstage else 0
+    for phase in range(first, last + 1):
+        slide = phase == 1
+        st = stage - 1 + phase
         s = moved
         while s:
-            n = _unmove(ctx, moved, other, empty, _low(s), -1, prev, stage - 1, out, n,
-                        canon, False)
+            d = _low(s)
+            f = (empty if fly else near[d] & empty) if slide else np.int64(1)
+            while f:
+                n = _unmove(ctx, moved, other, empty, d, _low(f) if slide else -1, prev,
+                            st, out, n, canon, in_tier)
+                f &= f - 1
             s &= s - 1
-    if stage < mstage:
-        return _indices(ctx, out, n, True) if canon == 2 else n
-    # un-slides (un-flights when prev had three pieces)
-    fly = params[P_FLY] != 0 and popcount(moved) == 3
-    s = moved
-    while s:
-        d = _low(s)
-        f = empty if fly else near[d] & empty
-        while f:
-            n = _unmove(ctx, moved, other, empty, d, _low(f), prev, stage, out, n, canon,
-                        in_tier)
-            f &= f - 1
-        s &= s - 1
     return _indices(ctx, out, n, True) if canon == 2 else n
 
 
