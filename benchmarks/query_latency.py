@@ -56,7 +56,8 @@ def sample_positions(game: str, variant: str | None, db: Path, n: int, seed: int
     rng = np.random.default_rng(seed)
     reachable = np.concatenate([a + np.flatnonzero(v) for a, v, _ in solved.db.chunks()])
     picks = rng.choice(reachable, size=min(n, reachable.size), replace=False)
-    return [solved.game.to_string(int(h)) for h in picks], int(reachable.size)
+    numbered = solved.db.numbered_game()  # a --symmetry store's chunks hold canonical indices
+    return [numbered.to_string(int(i)) for i in picks], int(reachable.size)
 
 
 def start_server(db: Path) -> tuple[subprocess.Popen, int]:

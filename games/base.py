@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import types
 import weakref
 from dataclasses import dataclass
 from typing import ClassVar
@@ -285,6 +286,7 @@ class _classproperty:
 
 _TIERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each game's tier list
 _SYMMETRIC_TIERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # and with images
+_RULES: dict[type, types.ModuleType] = {}  # each class's rules module
 
 
 class Game:
@@ -358,7 +360,7 @@ class Game:
             if not hasattr(self, "max_parents"):
                 self.max_parents = self.max_children
             ints["max_parents"] = 1
-        if (hasattr(_module(self.module), "canonical_index")
+        if (hasattr(_rules(type(self)), "canonical_index")
                 and getattr(self, "canonical_size", 0) is not None):  # None: not numbered
             ints["canonical_size"] = 1
         for attr, low in ints.items():
@@ -370,7 +372,7 @@ class Game:
         need(self.start < self.hash_size,
              f"start {self.start} is outside the hash [0, {self.hash_size})")
         try:
-            game_functions(_module(self.module))
+            game_functions(_rules(type(self)))
         except TypeError as e:
             need(False, str(e))
 
@@ -430,7 +432,7 @@ class Game:
     @_classproperty
     def has_parents(cls) -> bool:
         """Whether the game has un-moves: its module defines `parents` (class or instance)."""
-        return hasattr(_module(cls.module), "parents")
+        return hasattr(_rules(cls), "parents")
 
     def tiers(self) -> list[Tier] | None:
         """The game's tiers, children before parents not required; None if it has none."""
@@ -448,27 +450,21 @@ class Game:
     @_classproperty
     def has_symmetry(cls) -> bool:
         """Whether the game declares board symmetries: its module defines `canonical`."""
-        return hasattr(_module(cls.module), "canonical")
+        return hasattr(_rules(cls), "canonical")
 
     def canonical(self, h: int) -> int:
         """The canonical representative of h (h itself for a game without symmetry)."""
-        if not self.has_symmetry:
+        canonical = getattr(_rules(type(self)), "canonical", None)
+        if canonical is None:
             return h
-        return int(_module(type(self).module).canonical(
-            self.ctx, h, np.empty(self.scratch_size, np.int8)))
+        return int(canonical(self.ctx, h, np.empty(self.scratch_size, np.int8)))
 
     # -- the module holding primitive/children -------------------------------------
     @_classproperty
     def module(cls) -> str:
         """The module whose primitive/children implement this class (a subclass may live
         elsewhere, e.g. in a test, and inherit its rules)."""
-        import sys
-
-        for c in cls.__mro__:
-            mod = sys.modules.get(c.__module__)
-            if mod is not None and hasattr(mod, "primitive") and hasattr(mod, "children"):
-                return c.__module__
-        raise TypeError(f"{cls.__name__}: no module defines primitive and children")
+        return _rules(cls).__name__
 
     # -- positions ------------------------------------------------------------------
     def to_string(self, h: int) -> str:
@@ -487,7 +483,7 @@ class Game:
                 np.empty(self.scratch_size, np.int8))
 
     def primitive_value(self, h: int) -> int:
-        mod = _module(type(self).module)
+        mod = _rules(type(self))
         return int(mod.primitive(self.ctx, h, np.empty(self.scratch_size, np.int8)))
 
     def moves(self, h: int) -> list[tuple[str, int]]:
@@ -495,7 +491,7 @@ class Game:
         if self.primitive_value(h):
             return []
         out, codes, scratch = self._buffers()
-        n = _module(type(self).module).children(self.ctx, h, out, codes, scratch)
+        n = _rules(type(self)).children(self.ctx, h, out, codes, scratch)
         return [(self.move_name(h, int(codes[i])), int(out[i])) for i in range(n)]
 
     def analysis_extras(self, solved) -> dict:
@@ -534,7 +530,7 @@ def symmetric_tiers(game: Game) -> list[Tier]:
     starts = np.array([t.start for t in tiers], np.int64)
     firsts = starts.copy()
     if game.has_symmetry:
-        canonical, scratch = _module(type(game).module).canonical, np.empty(
+        canonical, scratch = _rules(type(game)).canonical, np.empty(
             game.scratch_size, np.int8)
         for i, t in enumerate(tiers):
             if t.size:
@@ -553,10 +549,21 @@ def symmetric_tiers(game: Game) -> list[Tier]:
     return list(out)
 
 
-def _module(name: str):
-    import importlib
+def _rules(cls) -> types.ModuleType:
+    """The module of `Game.module`, found once a class (a server asks it for every
+    position it looks up)."""
+    import sys
 
-    return importlib.import_module(name)
+    found = _RULES.get(cls)
+    if found is None:
+        for c in cls.__mro__:
+            mod = sys.modules.get(c.__module__)
+            if mod is not None and hasattr(mod, "primitive") and hasattr(mod, "children"):
+                found = _RULES[cls] = mod
+                break
+        else:
+            raise TypeError(f"{cls.__name__}: no module defines primitive and children")
+    return found
 
 
 def parse_variant(text: str | None) -> dict[str, int | str]:

@@ -61,7 +61,9 @@ class DirectNumbering:
         return hashlib.sha256(text).hexdigest()[:32]
 
     def has(self, h: int) -> bool:
-        return self.game.canonical(h) == h
+        """Whether canonical slot h is numbered: every one is (nothing is stored that could
+        lack one), so only the range is checked; the reader canonicalised h already."""
+        return 0 <= h < self.slots
 
     def rank(self, h: int) -> int:
         """Index of canonical slot h (`count` for h = slots, as CanonicalIndex.rank)."""
