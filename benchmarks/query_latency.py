@@ -285,15 +285,21 @@ def main() -> None:
                          "both want a core, as with clients on other machines)")
     ap.add_argument("--wrk", type=int, default=0, metavar="SECONDS",
                     help="also drive each load with wrk for SECONDS (needs wrk on PATH)")
+    ap.add_argument("--symmetry", action="store_true",
+                    help="solve canonical positions only, where the database is not there yet")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     import tempfile
 
     import solver
+    from games.base import GsolveError
 
     load_before = os.getloadavg()
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="gsolve-latency-"))
-    solver.solve(args.game, variant=args.variant, db=db)
+    try:  # solved already, either way: as it is (a solve with the other setting redoes it)
+        solver.open(args.game, args.variant, db)
+    except GsolveError:
+        solver.solve(args.game, variant=args.variant, db=db, symmetry=args.symmetry)
     positions, reachable = sample_positions(args.game, args.variant, db, args.n, args.seed)
     proc, port = start_server(db)
     many = {}

@@ -27,9 +27,11 @@ def __getattr__(name):
 
 
 def solve(game, method: str | None = None, variant=None, db=None, force: bool = False,
-          progress=None):
+          progress=None, symmetry: bool = False):
     """Solve `game` (a name, or a games.base.Game) into the database under `db` (default
-    ./gsolve-db or $GSOLVE_DB); returns the SolveResult summary."""
+    ./gsolve-db or $GSOLVE_DB), canonical positions only with `symmetry` (`--symmetry`; a
+    database solved with the other setting is solved again); returns the SolveResult
+    summary."""
     if isinstance(game, str):
         from games import get_game
 
@@ -41,4 +43,4 @@ def solve(game, method: str | None = None, variant=None, db=None, force: bool = 
 
     map_large_blocks()  # as the command does: the process holds what the solve counts
 
-    return run(game, method, db, force, progress)
+    return run(game, method, db, force, progress, symmetry=symmetry)
