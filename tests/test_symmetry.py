@@ -156,6 +156,15 @@ def test_the_other_setting_solves_again(tmp_path):
     assert solve(symmetric("tictactoe"), root=tmp_path).reused
 
 
+def test_the_public_solve_takes_symmetry(tmp_path):
+    import solver
+
+    got = solver.solve("tictactoe", db=tmp_path, symmetry=True)
+    assert got.positions == 765  # the known count of classes
+    assert Database.open(get_game("tictactoe"), tmp_path).symmetric
+    assert solver.open("tictactoe", db=tmp_path).query("X--/-O-/--X").value == "tie"
+
+
 def test_symmetry_on_a_game_without_it_is_a_clear_error(tmp_path):
     from games.base import GsolveError
 
