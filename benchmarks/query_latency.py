@@ -368,4 +368,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from games.base import GsolveError
+
+    try:
+        main()
+    except GsolveError as e:  # an unknown game or variant: one line, not a traceback
+        raise SystemExit(f"query_latency: {e}") from None
