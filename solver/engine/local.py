@@ -15,6 +15,7 @@ import numpy as np
 
 from games.base import Game
 from solver.engine import borrowing, worker
+from solver.engine import window as windowed
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
 from solver.engine.task import REACHED, needs, outside, raise_to
@@ -57,9 +58,11 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                            if donor is not None and donor.holds(t.a, t.b)})
     progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
     run["share"] = 0.0
+    spare = windowed.Spare()  # one reach window's bytes, kept from task to task
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
         if phase == "solve":
+            spare.drop()
             reads = _count_readers(group, cache, p, record, chunk)
         for step, i in enumerate(order):
             if i in record.done[phase]:
@@ -67,7 +70,8 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
             task = p.tasks[i]
             lent = False  # its records taken from the donor
             if phase == "reach":
-                found += worker.reach(game, group, task, limit=limit, strategy=strategy)
+                found += worker.reach(game, group, task, limit=limit, strategy=strategy,
+                                      spare=spare)
                 # its solve reads these bytes once, long after: the store serves that, and
                 # the cache keeps the values parents read soon (C4 5x5: 580 -> 466 MiB)
                 cache.drop_range(REACHED, chunk, task.a, task.b)

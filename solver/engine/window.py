@@ -38,15 +38,54 @@ from solver.kernels.records import record_dtype
 from solver.runtime.parallel import run_apart, run_blocks, threads
 
 
-def reach(game: Game, group, task: Task, lock, bad) -> tuple[int, np.ndarray, np.ndarray]:
+class Spare:
+    """A zeroed byte buffer kept from one reach window to the next. A new window each task
+    cost a page fault and a page zeroed by the kernel for every 4 KiB its kernels wrote,
+    and an unmap with its TLB shootdowns when dropped (Connect-4 6x6: 27 % of the CPU in
+    the kernel, 2026-12-06-connect4-6x6-run.md); a kept one is cleared where the task
+    marked it, which push_window's spans say."""
+
+    def __init__(self):
+        self.buf = np.zeros(0, np.uint8)
+        self.dirty = False
+
+    def zeros(self, n: int) -> np.ndarray:
+        """n zero bytes (the buffer grows to the largest asked for)."""
+        if n > self.buf.size:
+            self.buf = np.zeros(0, np.uint8)  # the old one goes before the new is made
+            self.buf = np.zeros(n, np.uint8)
+        elif self.dirty:  # a task that stopped midway left marks
+            self.buf[:n] = 0
+        self.dirty = True
+        return self.buf[:n]
+
+    def clean(self) -> None:
+        """The caller has zeroed every byte it wrote."""
+        self.dirty = False
+
+    def drop(self) -> None:
+        self.buf, self.dirty = np.zeros(0, np.uint8), False
+
+
+def clear_spans(win: np.ndarray, task: Task, starts: np.ndarray, stops: np.ndarray) -> None:
+    """Zero the window bytes of child hash ranges [starts, stops), each inside one part."""
+    gstart, _, woff, _, _ = window(task)
+    part = np.searchsorted(gstart, starts, side="right") - 1
+    at = woff[part] + starts - gstart[part]
+    for x, n in zip(at.tolist(), (stops - starts).tolist(), strict=True):
+        win[x:x + n] = 0
+
+
+def reach(game: Game, group, task: Task, lock, bad,
+          spare: Spare | None = None) -> tuple[int, np.ndarray, np.ndarray]:
     """(positions reached in the task's own range, starts and stops of the child ranges
-    it marked)."""
+    it marked). With `spare` the window is its buffer, left zeroed for the next task."""
     from solver.kernels.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
     arr = group[REACHED]
     gstart, gstop, woff, obase, slots = window(task)
-    win = np.zeros(slots, np.uint8)
+    win = np.zeros(slots, np.uint8) if spare is None else spare.zeros(slots)
     own = win[task.a + obase:task.b + obase]
     own_marks(arr, game, task.a, task.b, own)
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
@@ -60,10 +99,15 @@ def reach(game: Game, group, task: Task, lock, bad) -> tuple[int, np.ndarray, np
 
     parents_first(task, step)
     starts, stops = push_window(arr, win, task, holder(lock))
-    own = own.copy()
-    win = None  # the window goes before the own bytes are stored
-    put([(arr, own)], task.a, task.b, lock)
-    return int(np.count_nonzero(own)), starts, stops
+    kept = own.copy()  # the store queues what it is given, unchanged after
+    if spare is None:
+        win = own = None  # the window goes before the own bytes are stored
+    else:
+        own[:] = 0
+        clear_spans(win, task, starts, stops)
+        spare.clean()
+    put([(arr, kept)], task.a, task.b, lock)
+    return int(np.count_nonzero(kept)), starts, stops
 
 
 def tell(on_piece, pieces) -> None:

@@ -60,21 +60,24 @@ def choose(game: Game, task: Task, limit: int, segments=None,
 
 
 def reach(game: Game, group, task: Task, lock=None, limit: int = 0,
-          strategy: Strategy | None = None) -> int:
+          strategy: Strategy | None = None, spare: windowed.Spare | None = None) -> int:
     """Phase 1 of a task; returns the positions it found reachable in its own range.
 
     Children outside the task are pushed into the store and kept as the ranges the solve
     phase reads (`needs-<task>`), so the solve never holds a child tier it touches only in
     part. Its mode (memory.strategy within `limit`, or as `strategy` forces): a window of
-    its whole child tiers, far children as sorted hashes, or paged."""
+    its whole child tiers, far children as sorted hashes, or paged. A window is `spare`'s
+    buffer where one is given (a run of tasks in one process)."""
     mode = choose(game, task, limit, forced=strategy)
     bad = _bad(game, task)
+    if spare is not None and mode.reach != memory.WINDOW:
+        spare.drop()  # the other modes' bytes are planned without it
     if mode.reach == PAGED:
         reached, starts, stops = paged.reach(game, group, task, lock, limit, bad, mode.parts)
     elif mode.reach == FAR:
         reached, starts, stops = far.reach(game, group, task, lock, bad)
     else:
-        reached, starts, stops = windowed.reach(game, group, task, lock, bad)
+        reached, starts, stops = windowed.reach(game, group, task, lock, bad, spare)
     _needs(group, task, starts, stops)
     return reached
 
