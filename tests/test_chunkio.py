@@ -54,6 +54,47 @@ def test_damaged_chunk_fails_to_read(tmp_path):
         ChunkArray(a)[2048:2049]
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("scratch", [False, True])
+def test_unpacked_without_zarr_as_zarr_unpacks(tmp_path, dtype, scratch):
+    """gsolve's arrays (blosc and a crc32c) are unpacked straight into the result, and
+    read as zarr's own codecs read them: whole chunks, parts, the edge chunk, into `out`."""
+    g, a, _ = pair(tmp_path, dtype, scratch)
+    a[:] = np.random.default_rng(2).integers(0, 300, 10_000).astype(dtype)
+    fast = ChunkArray(a)
+    assert fast._direct is True
+    for lo, hi in ((0, 10_000), (1024, 2048), (1000, 3100), (9_216, 10_000), (9_999, 10_000)):
+        assert np.array_equal(fast[lo:hi], a[lo:hi])
+    out = np.empty(10_000 - 9 * 1024, dtype)
+    assert fast.read_chunk(9, out) is out and np.array_equal(out, a[9 * 1024:])
+    assert fast.read_chunk(3).flags.writeable
+
+
+def test_other_codecs_are_read_through_zarr(tmp_path):
+    g = zarr.open_group(str(tmp_path / "g"), mode="w")
+    a = g.create_array("a", shape=(5000,), dtype=np.uint8, chunks=(1024,), compressors=None)
+    a[:] = 5
+    fast = ChunkArray(a)
+    assert fast._direct is None
+    assert (fast[1000:5000] == 5).all() and fast.read_chunk(4).flags.writeable
+
+
+def test_a_sound_checksum_over_the_wrong_chunk_fails(tmp_path):
+    """A chunk file of another chunk size (its checksum sound) or cut short is refused, not
+    read as a chunk of this array."""
+    g, a, _ = pair(tmp_path, np.uint8, True)
+    other = create_array(g, "o", (10_000,), np.uint8, chunk=512, scratch=True)
+    other[:] = 4
+    a[:] = 3
+    p = tmp_path / "g" / "a" / "c" / "2"
+    p.write_bytes((tmp_path / "g" / "o" / "c" / "2").read_bytes())
+    with pytest.raises(ValueError, match="chunk of 512 bytes"):
+        ChunkArray(a)[2048:2049]
+    q = tmp_path / "g" / "a" / "c" / "3"
+    q.write_bytes(q.read_bytes()[:20])
+    assert ChunkArray(a).damage(3) == "failing its checksum"
+
+
 def test_group_wraps_only_the_named_arrays(tmp_path):
     g, a, b = pair(tmp_path, np.uint8, False)
     cg = ChunkGroup(g, ("a",))

@@ -288,40 +288,32 @@ class CachedArray:
     def __getitem__(self, sl):
         lo, hi = span(sl, self.n)
         out = np.empty(hi - lo, self.arr.dtype)
-        ch = self.chunk
-        c, last = lo // ch, (hi - 1) // ch
-        while c <= last:
-            x = self.cache.get((self.name, c))
-            if x is None and self.unwritten is not None and self.unwritten[c]:
-                x = np.zeros(min(self.n, (c + 1) * ch) - c * ch, self.arr.dtype)
-                self.cache.put((self.name, c), x)
-            if x is None:  # read the run of missing chunks in one call
-                d = c
-                while (d < last and (self.name, d + 1) not in self.cache
-                   and (self.unwritten is None or not self.unwritten[d + 1])):
-                    d += 1
-                self.cache.misses += d - c + 1
-                if self.writer is not None:
-                    self.writer.wait([(self.name, e) for e in range(c, d + 1)])
-                got = self.arr[c * ch:min(self.n, (d + 1) * ch)]
-                for e in range(c, d + 1):
-                    part = got[(e - c) * ch:(e - c + 1) * ch]
-                    self._copy(out, lo, hi, e, part)
-                    self.cache.put((self.name, e), part)
-                c = d + 1
-            else:
-                self.cache.hits += 1
-                self._copy(out, lo, hi, c, x)
-                c += 1
+        for c in range(lo // self.chunk, (hi - 1) // self.chunk + 1 if hi > lo else 0):
+            self._copy(out, lo, hi, c, self.read_chunk(c))
         return out
 
     def read_chunk(self, c: int) -> np.ndarray:
         """Chunk `c`, to read only: the cache's own array where it holds one unpacked."""
         x = self.cache.get((self.name, c))
-        if x is None:
-            return self[c * self.chunk:min(self.n, (c + 1) * self.chunk)]
-        self.cache.hits += 1
+        if x is not None:
+            self.cache.hits += 1
+            return x
+        x = self._load(c)
+        self.cache.put((self.name, c), x, owned=True)
         return x
+
+    def _load(self, c: int) -> np.ndarray:
+        """Chunk `c` from the store (zeros where this run never wrote it), in a new array
+        (unpacked straight into it: no copy)."""
+        s, e = c * self.chunk, min(self.n, (c + 1) * self.chunk)
+        if self.unwritten is not None and self.unwritten[c]:
+            return np.zeros(e - s, self.arr.dtype)
+        self.cache.misses += 1
+        if self.writer is not None:
+            self.writer.wait([(self.name, c)])
+        if hasattr(self.arr, "read_chunk"):
+            return self.arr.read_chunk(c)
+        return self.arr[s:e]
 
     def _copy(self, out, lo, hi, c, x) -> None:
         s = c * self.chunk
@@ -365,10 +357,15 @@ class CachedArray:
         ch, key = self.chunk, (self.name, c)
         s, e = c * ch, min(self.n, (c + 1) * ch)
         x = self.cache.held(key)
-        if x is None or self.shared(key):
-            x = self[s:e]
-        else:
+        if x is not None:
             self.cache.hits += 1
+            if self.shared(key):
+                x = x.copy()
+        elif key in self.cache:  # held packed: unpacked into a new array
+            self.cache.hits += 1
+            x = self.cache.get(key)
+        else:
+            x = self._load(c)
         raise_to(x, s, parts)
         if self.unwritten is not None:
             self.unwritten[c] = False
