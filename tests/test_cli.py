@@ -216,8 +216,12 @@ def test_corrupt_and_foreign_database(db, capsys):
 
 
 def test_console_script_and_compile_cache(tmp_path):
-    """A second run loads every kernel from numba's cache: no compilation."""
-    env = dict(os.environ, GSOLVE_CACHE=str(tmp_path / "cache"))
+    """A second run loads every kernel from numba's cache: no compilation. The kernels
+    are generated under a folder never used before: numba's cache (the suite's, inherited)
+    keys them by path, and pytest's temporary paths recur from run to run."""
+    import uuid
+
+    env = dict(os.environ, GSOLVE_CACHE=str(tmp_path / f"cache-{uuid.uuid4().hex}"))
     probe = (
         "from games import get_game; from solver.methods import bottomup;"
         "g = get_game('tictactoe'); bottomup.warm_up(g); k = bottomup.load(g);"

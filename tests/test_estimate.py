@@ -200,13 +200,13 @@ def test_tiered_eta_counts_slots_not_tasks():
     minutes it took. By slots, after a small task the rest is long."""
     from types import SimpleNamespace
 
-    from solver.engine.local import _Eta
     from solver.engine.task import Task
+    from solver.runtime.progress import TaskEta
 
     tasks = [Task(0, 0, 10, ((0, 0, 10, False),), ((0, 10),)),
              Task(1, 10, 1010, ((1, 10, 1010, False),), ((10, 1010),))]
     record = SimpleNamespace(done={"reach": set(), "solve": set()})
-    eta = _Eta(SimpleNamespace(tasks=tasks), record)
+    eta = TaskEta(tasks, record)
     eta.t0 -= 1.0  # the small task took a second
     left, done = eta.done("reach", 0)
     assert left == pytest.approx(1.0 / 10 * (1000 + 1010), rel=0.05)

@@ -279,6 +279,38 @@ def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
     assert not store[:ch].any() and not store[2 * ch:].any()
 
 
+def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_path):
+    """A raised chunk waits unpacked until its write is done; then a sparse one is held as
+    the bytes the store wrote (not compressed again here) and reads back exactly, a raise
+    after that starting from them; a dense one stays as it is."""
+    import zarr
+
+    from solver.storage.chunks import chunk_array
+
+    ch = 1 << 16
+    group = zarr.open_group(str(tmp_path / "g"), mode="w")
+    store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch,
+                                     scratch=True))
+    writer = local.Writer(depth=8)
+    arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer, fresh=True)
+    marks = np.full(100, 3, np.uint8)
+    arr.raise_chunk(0, [(10, marks)])
+    assert arr.cache.held(("reached", 0)) is not None  # unpacked while its write waits
+    writer.wait()
+    packed = arr.cache.data[("reached", 0)]
+    assert not isinstance(packed, np.ndarray)
+    assert packed[0].tobytes() == (tmp_path / "g" / "reached" / "c" / "0").read_bytes()
+    arr.raise_chunk(0, [(5000, marks)])
+    dense = np.random.default_rng(8).integers(1, 9, ch).astype(np.uint8)
+    arr.raise_chunk(1, [(ch, dense)])
+    writer.close()
+    assert isinstance(arr.cache.data[("reached", 1)], np.ndarray)
+    want = np.zeros(ch, np.uint8)
+    want[10:110] = want[5000:5100] = 3
+    assert np.array_equal(arr[0:ch], want) and np.array_equal(store[0:ch], want)
+    assert np.array_equal(arr[ch:2 * ch], dense) and np.array_equal(store[ch:2 * ch], dense)
+
+
 def test_the_write_queue_holds_at_most_its_bytes_and_always_one_job():
     """Queued writes keep their arrays: the queue is bounded by their bytes (the share of
     the budget the manager gives it), yet a job larger than that still runs."""
@@ -350,3 +382,24 @@ def test_nonzero_spans_match_a_byte_by_byte_scan(gap):
                 m = nonzero_spans(part, gap, st, sp)
                 got = [[s, e] for s, e in zip(st[:m].tolist(), sp[:m].tolist(), strict=True)]
                 assert got == _spans_by_bytes(part, gap), (n, density, lo)
+
+
+def test_spans_found_in_blocks_join_across_their_edges():
+    """marked_spans (nonzero_spans on the pool, block by block) gives the spans of one scan,
+    runs that straddle a block's edge or lie within the gap of it joined."""
+    from solver.engine.task import marked_spans
+    from solver.runtime.parallel import blocks
+
+    gap, n = 1 << 16, 24 << 20
+    edges = [b for _, b in blocks(0, n, 1 << 22)][:-1]
+    assert len(edges) >= 2
+    a = np.zeros(n, np.uint8)
+    rng = np.random.default_rng(9)
+    a[rng.choice(n, 300, replace=False)] = 1
+    a[edges[0] - 5:edges[0] + 5] = 2  # a run across an edge
+    a[edges[1] - gap // 2] = a[edges[1] + gap // 2 - 1] = 3  # a gap across an edge
+    st, sp = marked_spans(a, gap)
+    assert [[s, e] for s, e in zip(st.tolist(), sp.tolist(), strict=True)] == \
+        _spans_by_bytes(a, gap)
+    st, sp = marked_spans(np.zeros(10, np.uint8), gap)
+    assert st.size == sp.size == 0

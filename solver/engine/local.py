@@ -19,7 +19,7 @@ from solver.engine import window as windowed
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
 from solver.engine.task import REACHED, needs, outside, raise_to
-from solver.runtime.progress import Progress
+from solver.runtime.progress import Progress, TaskEta
 from solver.storage.chunks import chunk_array, span
 from solver.storage.writing import PartialStore
 
@@ -54,8 +54,8 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                donor=None, strategy: Strategy | None = None) -> None:
     chunk = group.group[REACHED].chunks[0]
     n = len(p.tasks)
-    eta = _Eta(p, record, {i for i, t in enumerate(p.tasks)
-                           if donor is not None and donor.holds(t.a, t.b)})
+    eta = TaskEta(p.tasks, record, {i for i, t in enumerate(p.tasks)
+                                    if donor is not None and donor.holds(t.a, t.b)})
     progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
     run["share"] = 0.0
     spare = windowed.Spare()  # one reach window's bytes, kept from task to task
@@ -137,41 +137,6 @@ def _rate(done: int, n: int, positions: int, t0: float) -> str:
     return f"{done}/{n} tasks, {speed:,.0f} positions/s"
 
 
-LOOPY_SOLVE = 2.0  # a loopy tier's solve (retrograde sweeps) per slot, against a reach
-
-
-class _Eta:
-    """Seconds left of a tiered solve, by the hash slots its tasks have reached and solved
-    so far rather than by tasks (one task may hold most of the hash: Teeko 5x5's last)."""
-
-    def __init__(self, p: Plan, record, lent: set[int] | None = None):
-        self.lent = lent or set()  # solve tasks the donor holds (--borrow): work not left
-        self.work = {
-            "reach": {i: float(t.size) for i, t in enumerate(p.tasks)},
-            "solve": {i: float(sum((hi - lo) * (LOOPY_SOLVE if loopy else 1.0)
-                                   for _, lo, hi, loopy in t.pieces) or t.size)
-                      for i, t in enumerate(p.tasks)}}
-        self.total = sum(w for ws in self.work.values() for w in ws.values()) or 1.0
-        self.left = sum(w for phase, ws in self.work.items() for i, w in ws.items()
-                        if i not in record.done[phase]
-                        and not (phase == "solve" and i in self.lent))
-        self.did = 0.0
-        self.t0 = time.perf_counter()
-
-    def done(self, phase: str, i: int, borrowed: bool = False) -> tuple[float, float]:
-        """(seconds left at the rate so far, share of the work done) after task i. A
-        borrowed task's work was paid in its donor: it is no longer left, but not done
-        here either (Nine's movement tasks are 40% of its work: counted as done, they
-        would make the rate, the ETA and the share `record_speed` scales by far too
-        fast)."""
-        w = self.work[phase][i]
-        self.did += 0.0 if borrowed else w
-        if not (phase == "solve" and i in self.lent):  # (one expected lent: never left)
-            self.left = max(0.0, self.left - w)
-        rate = (time.perf_counter() - self.t0) / max(self.did, 1e-9)
-        return rate * self.left, self.did / max(self.did + self.left, 1e-9)
-
-
 # -- the chunk cache ----------------------------------------------------------------------
 SPARSE = 4  # a chunk with under 1/SPARSE of its bytes nonzero is cached packed
 STRIDE = 61  # the elements a large chunk's density is judged by (a prime: no aliasing)
@@ -205,7 +170,8 @@ class ChunkCache:
 
         self.codec = Blosc("lz4", 1, Blosc.SHUFFLE)
         self.capacity, self.used = max(0, capacity), 0
-        self.data: OrderedDict = OrderedDict()  # (name, chunk) -> array or (packed, dtype, n)
+        # (name, chunk) -> the array, or packed: (bytes, dtype, size, unpack(bytes, out))
+        self.data: OrderedDict = OrderedDict()
         self.hits = self.misses = 0
         self.readers: dict[str, np.ndarray] = {}  # name -> later reads left per chunk
 
@@ -226,9 +192,9 @@ class ChunkCache:
         self.data.move_to_end(key)
         if isinstance(got, np.ndarray):
             return got
-        packed, dtype, n = got
+        packed, dtype, n, unpack = got
         out = np.empty(n, dtype)
-        self.codec.decode(packed, out)
+        unpack(packed, out)
         return out
 
     def held(self, key) -> np.ndarray | None:
@@ -240,16 +206,31 @@ class ChunkCache:
         self.data.move_to_end(key)
         return got
 
-    def put(self, key, x: np.ndarray, owned: bool = False) -> None:
+    def put(self, key, x: np.ndarray, owned: bool = False, packed_later: bool = False) -> None:
         """Hold chunk `x` (a copy, unless `owned`: the caller gives it up and nobody
-        changes it after, so it is kept as it is)."""
+        changes it after, so it is kept as it is). A sparse one is packed, unless
+        `packed_later`: its store write will hand its stored bytes to `repack`."""
         if not self.wanted(key) or self.data.get(key) is x:  # x: changed in place
             return
-        if sparse(x):
-            got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size)
+        if not packed_later and sparse(x):
+            got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size,
+                   self.codec.decode)
         else:
             got = x if owned else x.copy()
         self.drop(key)  # an older copy must never outlive a newer write, kept or not
+        self._hold(key, got)
+
+    def repack(self, key, x: np.ndarray, stored: np.ndarray, unpack) -> None:
+        """Chunk `x`, still held as it is, now stored as `stored` (read back by
+        unpack(stored, out)): held so where it is sparse. The writer's compression is the
+        pack, so this thread does not compress the chunk a second time (Connect-4 6x6:
+        packing was 17 % of the reach phase's time)."""
+        if self.data.get(key) is not x or not sparse(x):
+            return  # changed or replaced since, or worth holding as it is
+        self.drop(key)
+        self._hold(key, (stored, x.dtype, x.size, unpack))
+
+    def _hold(self, key, got) -> None:
         if _nbytes(got) > self.capacity:
             return
         self.data[key] = got
@@ -277,8 +258,9 @@ class CachedArray:
     by this run (`fresh`), a chunk never written reads as zeros without asking the store."""
 
     def __init__(self, arr, name: str, cache: ChunkCache, writer: Writer | None = None,
-                 fresh: bool = False):
+                 fresh: bool = False, keeps_writes: bool = True):
         self.arr, self.name, self.cache, self.writer = arr, name, cache, writer
+        self.keeps_writes = keeps_writes  # else a write drops the chunks it covers
         self.chunk, self.n = arr.chunks[0], arr.shape[0]
         self.unwritten = np.ones(-(-self.n // self.chunk), bool) if fresh else None
 
@@ -287,7 +269,10 @@ class CachedArray:
 
     def __getitem__(self, sl):
         lo, hi = span(sl, self.n)
-        out = np.empty(hi - lo, self.arr.dtype)
+        return self.read_into(lo, hi, np.empty(hi - lo, self.arr.dtype))
+
+    def read_into(self, lo: int, hi: int, out: np.ndarray) -> np.ndarray:
+        """The slots [lo, hi) into `out`."""
         for c in range(lo // self.chunk, (hi - 1) // self.chunk + 1 if hi > lo else 0):
             self._copy(out, lo, hi, c, self.read_chunk(c))
         return out
@@ -331,6 +316,10 @@ class CachedArray:
         else:
             keys = [(self.name, c) for c in range(lo // ch, -(-hi // ch))]
             self.writer.submit(self.arr.__setitem__, slice(lo, hi), data, keys=keys)
+        if not self.keeps_writes:
+            for c in range(lo // ch, (hi - 1) // ch + 1 if hi > lo else lo // ch):
+                self.cache.drop((self.name, c))
+            return
         for c in range(lo // ch, (hi - 1) // ch + 1 if hi > lo else lo // ch):
             s, e = c * ch, min(self.n, (c + 1) * ch)
             if lo <= s and e <= hi:
@@ -371,14 +360,25 @@ class CachedArray:
             self.unwritten[c] = False
         if self.writer is None:
             self.arr[s:e] = x
+            self.cache.put(key, x, owned=True)
+        elif hasattr(self.arr, "write_chunk"):
+            # the chunk waits unpacked until its write gives the stored bytes to repack
+            self.writer.submit(self.arr.write_chunk, c, x, keys=[key],
+                               then=lambda stored: stored is None or self.cache.repack(
+                                   key, x, stored, lambda p, out: self.arr.decode(p, c, out)))
+            self.cache.put(key, x, owned=True, packed_later=True)
         else:
             self.writer.submit(self.arr.__setitem__, slice(s, e), x, keys=[key])
-        self.cache.put(key, x, owned=True)
+            self.cache.put(key, x, owned=True)
 
 
 class CachedGroup:
     """The partial store's group as a single-process worker sees it: the reach bytes and
-    the values read through the cache, everything else (the needs lists) as stored."""
+    the values read through the cache, everything else (the needs lists) as stored. The
+    reach bytes a task writes over its own range are not kept: its solve reads them once,
+    long after, from the store (copying or packing them here, to drop them once the task
+    was done, was 4 % of Connect-4 6x6's reach phase); the marks pushed to its children
+    are."""
 
     CACHED = (REACHED, "value", "remoteness")
 
@@ -392,7 +392,7 @@ class CachedGroup:
             return self.group[name]
         if name not in self.arrays:
             self.arrays[name] = CachedArray(chunk_array(self.group[name]), name, self.cache,
-                                            self.writer, self.fresh)
+                                            self.writer, self.fresh, name != REACHED)
         return self.arrays[name]
 
     def __contains__(self, name) -> bool:
@@ -437,7 +437,9 @@ class Writer:
             self.error = e
             raise
 
-    def submit(self, fn, *args, keys=()) -> None:
+    def submit(self, fn, *args, keys=(), then=None) -> None:
+        """Queue fn(*args), a write of the chunks `keys`; then(its result) is called in
+        this thread once it is done (it is when no write of them is held)."""
         if self.error is not None:
             raise self.error
         size = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
@@ -447,7 +449,7 @@ class Writer:
         for k in keys:
             self.queued[k] = self.queued.get(k, 0) + 1
         self.held += size
-        self.pending.append((self.pool.submit(self._run, fn, args), keys, size))
+        self.pending.append((self.pool.submit(self._run, fn, args), keys, size, then))
 
     def holds(self, key) -> bool:
         """Whether a write of chunk `key` is queued or running (the finished ones let go
@@ -456,10 +458,10 @@ class Writer:
             self._finish(*self.pending.popleft())
         return key in self.queued
 
-    def _finish(self, future, keys, size) -> None:
+    def _finish(self, future, keys, size, then) -> None:
         self.held -= size
         try:
-            future.result()
+            result = future.result()
         finally:
             for k in keys:
                 left = self.queued.pop(k) - 1
@@ -467,6 +469,8 @@ class Writer:
                     self.queued[k] = left
         if self.error is not None:  # an earlier job failed: this one was skipped
             raise self.error
+        if then is not None:
+            then(result)
 
     def wait(self, keys=None) -> None:
         """Every queued write done (raising the first error, if any), or only until none

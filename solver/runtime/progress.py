@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 
 class Progress:
     """Silent by default."""
@@ -70,6 +72,42 @@ def blend(measured: float, done: float, plan: float | None) -> float:
     if not plan:
         return measured
     return done * measured + (1 - done) * plan * (1 - done)
+
+
+LOOPY_SOLVE = 2.0  # a loopy tier's solve (retrograde sweeps) per slot, against a reach
+
+
+class TaskEta:
+    """Seconds left of a tiered solve (its tasks, solver/engine/task.py, and the record of
+    those done), by the hash slots its tasks have reached and solved so far rather than by
+    tasks (one task may hold most of the hash: Teeko 5x5's last)."""
+
+    def __init__(self, tasks: list, record, lent: set[int] | None = None):
+        self.lent = lent or set()  # solve tasks the donor holds (--borrow): work not left
+        self.work = {
+            "reach": {i: float(t.size) for i, t in enumerate(tasks)},
+            "solve": {i: float(sum((hi - lo) * (LOOPY_SOLVE if loopy else 1.0)
+                                   for _, lo, hi, loopy in t.pieces) or t.size)
+                      for i, t in enumerate(tasks)}}
+        self.total = sum(w for ws in self.work.values() for w in ws.values()) or 1.0
+        self.left = sum(w for phase, ws in self.work.items() for i, w in ws.items()
+                        if i not in record.done[phase]
+                        and not (phase == "solve" and i in self.lent))
+        self.did = 0.0
+        self.t0 = time.perf_counter()
+
+    def done(self, phase: str, i: int, borrowed: bool = False) -> tuple[float, float]:
+        """(seconds left at the rate so far, share of the work done) after task i. A
+        borrowed task's work was paid in its donor: it is no longer left, but not done
+        here either (Nine's movement tasks are 40% of its work: counted as done, they
+        would make the rate, the ETA and the share `record_speed` scales by far too
+        fast)."""
+        w = self.work[phase][i]
+        self.did += 0.0 if borrowed else w
+        if not (phase == "solve" and i in self.lent):  # (one expected lent: never left)
+            self.left = max(0.0, self.left - w)
+        rate = (time.perf_counter() - self.t0) / max(self.did, 1e-9)
+        return rate * self.left, self.did / max(self.did + self.left, 1e-9)
 
 
 class _Timed(Progress):

@@ -104,7 +104,8 @@ class ChunkArray:
         return min(self.n, (c + 1) * self.chunk) - c * self.chunk
 
     def decode(self, raw, c: int, out: np.ndarray | None = None) -> np.ndarray:
-        """Chunk `c`'s in-bounds values from its stored bytes, in `out` where given
+        """Chunk `c`'s in-bounds values from its stored bytes (a zarr Buffer, or what
+        write_chunk returned), in `out` where given
         (raising where its checksum fails). Blosc with a crc32c, as every gsolve array is
         stored, is unpacked straight into the result: zarr's codecs made three more
         copies of a chunk, each in fresh pages (the page faults of Connect-4 6x6's reads)."""
@@ -120,7 +121,8 @@ class ChunkArray:
             return out
         if out is None:
             out = np.empty(n, self.dtype)
-        unpack(raw.as_numpy_array(), self._direct, self.chunk, out)
+        unpack(raw if isinstance(raw, np.ndarray) else raw.as_numpy_array(), self._direct,
+               self.chunk, out)
         return out
 
     def read_chunk(self, c: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -147,9 +149,10 @@ class ChunkArray:
                     else f"unreadable ({type(e).__name__})")
         return None
 
-    def write_chunk(self, c: int, data: np.ndarray) -> None:
+    def write_chunk(self, c: int, data: np.ndarray) -> np.ndarray | None:
         """Store chunk `c` whole from its in-bounds part `data` (padded with the fill value,
-        as zarr pads an edge chunk)."""
+        as zarr pads an edge chunk). Returns the bytes stored where `decode` reads them
+        back without zarr (a chunk cache may hold them as its packed copy)."""
         from zarr.core.buffer.cpu import NDBuffer
 
         if data.size < self.chunk:
@@ -160,6 +163,7 @@ class ChunkArray:
         for encode in self._encoders:
             x = encode(x, self.spec)
         self._set(self._key(c), x)
+        return None if self._direct is None else x.as_numpy_array()
 
     def __getitem__(self, sl) -> np.ndarray:
         lo, hi = span(sl, self.n)
