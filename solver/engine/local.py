@@ -24,6 +24,9 @@ from solver.storage.chunks import chunk_array, span
 from solver.storage.writing import PartialStore
 
 QUEUE = 256 << 20  # the most bytes of writes queued behind a single-process solve
+# the most writes queued: enough that a task's pushes (hundreds of chunks) wait for the
+# writer only when QUEUE bytes are, and it writes them on while the next task's kernels run
+QUEUE_JOBS = 1024
 
 # Called as hook(tier, lo, hi) after each piece of a solve task run in this process is
 # recorded: tests install a pause here to stop a solve midway (tests/hooked.py). The solve
@@ -41,7 +44,7 @@ def run_local(game: Game, store: PartialStore, p: Plan, record,
     # writes queued behind the solve, the rest for the chunk cache
     queue = min(QUEUE, max(0, cache_bytes) // 4)
     cache = ChunkCache(cache_bytes - queue)
-    writer = Writer(capacity=queue)
+    writer = Writer(depth=QUEUE_JOBS, capacity=queue)
     group = CachedGroup(store.group, cache, writer, fresh=not store.resumed)
     try:
         _run_tasks(game, group, cache, writer, p, record, progress, limit,
