@@ -18,7 +18,7 @@ from solver.engine import borrowing, worker
 from solver.engine import window as windowed
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
-from solver.engine.task import REACHED, needs, outside, raise_to
+from solver.engine.task import REACHED, needs, outside, raise_to, read_part
 from solver.runtime.progress import Progress, TaskEta
 from solver.storage.chunks import chunk_array, span
 from solver.storage.writing import PartialStore
@@ -293,15 +293,12 @@ class CachedArray:
     def _load(self, c: int) -> np.ndarray:
         """Chunk `c` from the store (zeros where this run never wrote it), in a new array
         (unpacked straight into it: no copy)."""
-        s, e = c * self.chunk, min(self.n, (c + 1) * self.chunk)
         if self.unwritten is not None and self.unwritten[c]:
-            return np.zeros(e - s, self.arr.dtype)
+            return np.zeros(min(self.n, (c + 1) * self.chunk) - c * self.chunk, self.arr.dtype)
         self.cache.misses += 1
         if self.writer is not None:
             self.writer.wait([(self.name, c)])
-        if hasattr(self.arr, "read_chunk"):
-            return self.arr.read_chunk(c)
-        return self.arr[s:e]
+        return read_part(self.arr, c, self.n)
 
     def _copy(self, out, lo, hi, c, x) -> None:
         s = c * self.chunk
