@@ -21,6 +21,7 @@ import solver.storage.writing as writing
 from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
+from solver.command.stopping import Stopped
 from solver.methods.solve import solve
 from solver.methods.verify import verify
 from solver.storage.database import Database, group_path, partial_path
@@ -184,6 +185,79 @@ def test_a_move_into_a_tier_not_listed_is_an_error(tmp_path, small_chunks):
         pytest.fail("no tier's child lies in another task")
     with pytest.raises(GsolveError, match="tier list is wrong"):
         verify(wrong, tmp_path, memory=budget)
+
+
+class StopAt(verify_mod.Progress):
+    """Ctrl-C (as the command's handler raises it) once `step` tasks are checked."""
+
+    def __init__(self, step):
+        self.step = step
+
+    def update(self, phase, step, detail=""):
+        if step == self.step:
+            raise Stopped("stopped", 130)
+
+
+def test_a_stopped_tier_check_resumes_where_it_stopped(tmp_path, monkeypatch, capsys,
+                                                       small_chunks):
+    """A tier-by-tier check stopped at any task goes on from its last record, with the
+    findings, counts and sampled positions of an unbroken one, on a healthy and a damaged
+    database; a record of another plan or of a database solved again is not resumed."""
+    game = get_game("connect4", C4)
+    solve(game, "dfs", root=tmp_path)
+    budget = least(get_game("connect4", C4), tmp_path)
+    path = group_path(tmp_path, game)
+    folder = database.verify_path(path)
+    monkeypatch.setattr(verify_tiers, "SAVE_EVERY", 0.0)  # a record after every task
+    by_tiers(monkeypatch, budget)
+    harms = damages(tmp_path, game)
+    for label, harm in [("healthy", lambda: None), next(harms)]:
+        harm()
+        whole = verify(get_game("connect4", C4), tmp_path, show=10 ** 6)
+        tasks = whole.tasks
+        assert tasks > 8 and not folder.exists()
+        for stop in (1, tasks // 3, tasks - 1):
+            with pytest.raises(Stopped):
+                verify(get_game("connect4", C4), tmp_path, show=10 ** 6,
+                       progress=StopAt(stop))
+            assert json.loads((folder / "record.json").read_text())["done"] == stop
+            again = verify(get_game("connect4", C4), tmp_path, show=10 ** 6)
+            assert again.resumed == stop and again.seconds >= again.seconds_before > 0
+            assert findings(again) == findings(whole), (label, stop)
+            assert (again.sampled, again.chunks) == (whole.sampled, whole.chunks)
+            assert not folder.exists()
+    # another plan (--memory), then a database solved again: checked from the start
+    with pytest.raises(Stopped):
+        verify(get_game("connect4", C4), tmp_path, progress=StopAt(3))
+    by_tiers(monkeypatch, budget * 2)
+    with pytest.raises(Stopped):
+        verify(get_game("connect4", C4), tmp_path, progress=StopAt(2))
+    assert json.loads((folder / "record.json").read_text())["done"] == 2
+    solve(get_game("connect4", C4), "dfs", root=tmp_path, force=True)
+    report = verify(get_game("connect4", C4), tmp_path)
+    assert report.resumed == 0 and report.sound and not folder.exists()
+
+
+def test_a_stopped_check_through_the_command(tmp_path, capsys, monkeypatch):
+    """The command resumes and says so; a stopped check is a leftover `clean` removes."""
+    variant = "width=5,height=4"
+    solve(get_game("connect4", variant), "dfs", root=tmp_path)
+    game = get_game("connect4", variant)
+    folder = database.verify_path(group_path(tmp_path, game))
+    db = ["--db", str(tmp_path), "-V", variant]
+    monkeypatch.setattr(verify_tiers, "SAVE_EVERY", 0.0)
+    with pytest.raises(Stopped):
+        verify(game, tmp_path, memory=int(0.01 * (1 << 30)), progress=StopAt(2))
+    code, out, err = run(capsys, "clean", "--db", str(tmp_path), "--dry-run")
+    assert code == 0 and "unfinished verify (2 of" in out, out + err
+    code, out, err = run(capsys, "verify", "connect4", *db, "--memory", "0.01")
+    assert code == 0 and "sound" in out, out + err
+    assert "(2 of them by the stopped check it resumed)" in out
+    assert "3,945,711 reachable from the start" in out and not folder.exists()
+    with pytest.raises(Stopped):
+        verify(game, tmp_path, memory=int(0.01 * (1 << 30)), progress=StopAt(2))
+    code, out, err = run(capsys, "clean", "--db", str(tmp_path))
+    assert code == 0 and not folder.exists(), out + err
 
 
 # -- --sample N ---------------------------------------------------------------------------

@@ -8,9 +8,11 @@ Beside each database folder `<root>/<game>/<variant key>` a solve may leave:
     <key>.partial-<pid>  a database being written by process pid (write_arrays), cut short
     <key>.old-<pid>      the database a finished solve replaced, when the solve was killed
                          between the two renames of its swap (storage/writing.py swap_in)
+    <key>.verify         the reach marks and record of a stopped tier-by-tier verify
+                         (solver/methods/verify_tiers.py; `gsolve verify` would resume it)
 
 A solve removes the last two of its own variant when it starts (solver.storage.stores.remove_stale);
-`clean` removes all three for every variant, without solving. The folders of a solve
+`clean` removes all four for every variant, without solving. The folders of a solve
 running now are never touched: each variant's writer lock (solver/storage/stores.py) is taken while
 its folders are removed, and a variant whose lock is held, or whose lock file names a live
 process, is kept. A `.partial-<pid>`/`.old-<pid>` whose process is still alive is kept too.
@@ -32,14 +34,15 @@ from dataclasses import dataclass
 from solver.storage import stores
 from solver.storage.stores import Location
 
-_NAME = re.compile(r"(?P<key>.+)\.(?:(?P<partial>partial)|(?P<kind>partial|old)-(?P<pid>[0-9]+))")
+_NAME = re.compile(r"(?P<key>.+)\.(?:(?P<partial>partial|verify)|(?P<kind>partial|old)-"
+                   r"(?P<pid>[0-9]+))")
 
 
 @dataclass
 class Leftover:
     path: Location          # the folder
     database: Location      # the database folder it belongs to (`<root>/<game>/<key>`)
-    kind: str               # "partial", "partial-pid" or "old-pid"
+    kind: str               # "partial", "verify", "partial-pid" or "old-pid"
     what: str               # what it is, in words
     size: int               # bytes
     action: str = "remove"  # "remove", "restore" (put back as the database) or "keep"
@@ -96,6 +99,12 @@ def _describe(kind: str, loc: Location, pid: int | None) -> str:
                  f"started {attrs['started']}" if attrs.get("started") else ""]
         extra = ", ".join(p for p in parts if p)
         return "unfinished tiers solve" + (f" ({extra})" if extra else "")
+    if kind == "verify":
+        try:
+            record = json.loads((loc / "record.json").read_text())
+            return f"unfinished verify ({record['done']:,} of {record['tasks']:,} tasks checked)"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "unfinished verify"
     if kind == "partial-pid":
         return f"unfinished database write of pid {pid}"
     complete = " (complete)" if attrs.get("complete") else ""
@@ -119,7 +128,7 @@ def find(root: Location, game: str | None = None, key: str | None = None) -> lis
             loc = gdir / entry
             if not loc.is_dir():
                 continue
-            kind = "partial" if m["partial"] else f"{m['kind']}-pid"
+            kind = m["partial"] or f"{m['kind']}-pid"
             pid = int(m["pid"]) if m["pid"] else None
             item = Leftover(loc, gdir / m["key"], kind, _describe(kind, loc, pid),
                             size_of(loc))

@@ -196,8 +196,11 @@ def verify(game, variant, db, as_json, show, memory, sample):
                 ("rank/unrank", f"{report.sampled:,} sampled positions round-trip"),
             ]
         if report.mode == "tiers":
+            resumed = (f" ({report.resumed:,} of them by the stopped check it resumed)"
+                       if report.resumed else "")
             rows.insert(3, ("tiers", f"{report.tasks:,} tasks checked one at a time, parents "
-                                     f"first, within {report.memory / (1 << 30):,.2f} GiB"))
+                                     f"first, within {report.memory / (1 << 30):,.2f} GiB"
+                                     + resumed))
         rows.append(("time", f"{report.seconds:.2f} s"))
         for k, v in rows:
             click.echo(f"  {k:<12} {v}")

@@ -47,6 +47,8 @@ class Report:
     derived: int = 0  # positions re-derived from their children (--sample: the sample)
     tasks: int = 0  # (tiers) tasks the hash was cut into
     memory: int = 0  # (tiers) bytes the tasks were planned to hold
+    resumed: int = 0  # (tiers) tasks checked by the runs this one resumed
+    seconds_before: float = 0.0  # (tiers) the time of those runs
 
     def add(self, text: str, position: str | None = None, h: int | None = None,
             count: int = 1) -> None:

@@ -1,9 +1,13 @@
 """`gsolve verify` tier by tier, within a memory budget at any size (the design is in
 solver/methods/verify.py)."""
 
+import contextlib
+import hashlib
+import json
 import os
 import shutil
 import tempfile
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -27,12 +31,15 @@ from solver.runtime.progress import Progress
 from solver.storage.database import (
     DamagedDatabase,
     Database,
+    verify_path,
 )
 
 OWN_BYTES = 7  # a task's own position (tier by tier): value, mark, fold (int32), + remoteness
 
 
 PAGE_BYTES = 2  # a page slot: value, mark, + remoteness
+
+SAVE_EVERY = 10.0  # seconds between records of what a stopped check would resume from
 
 
 def warm_tiers(game: Game, rem_dtype) -> None:
@@ -92,21 +99,30 @@ class _Chunks:
 
 
 class _Marks:
-    """Reach marks pushed to tasks not yet checked: a byte a slot in a compressed store
-    (a chunk file each) in $GSOLVE_SCRATCH or the system's temporary folder."""
+    """Reach marks pushed to tasks not yet checked: a byte a slot in a compressed store (a
+    chunk file each, each put in place by a rename), in `folder` (`<key>.verify`, kept
+    when the check stops, so that it resumes) or else in a scratch folder of
+    $GSOLVE_SCRATCH or the system's temporary folder (removed at the end)."""
 
-    def __init__(self, n: int, chunk: int):
+    def __init__(self, n: int, chunk: int, folder: Path | None = None):
         from solver.storage import stores
         from solver.storage.chunks import chunk_array
         from solver.storage.database import create_array
 
-        root = os.environ.get("GSOLVE_SCRATCH") or tempfile.gettempdir()
-        os.makedirs(root, exist_ok=True)
-        remove_orphans(root, "gsolve-verify-")
-        self.path = tempfile.mkdtemp(prefix=f"gsolve-verify-{os.getpid()}-", dir=root)
-        group = stores.open_group(Path(self.path), "w")
-        self.arr = chunk_array(create_array(group, "reached", (n,), np.uint8, chunk=chunk,
-                                            scratch=True))
+        if folder is None:
+            root = os.environ.get("GSOLVE_SCRATCH") or tempfile.gettempdir()
+            os.makedirs(root, exist_ok=True)
+            remove_orphans(root, "gsolve-verify-")
+            folder = Path(tempfile.mkdtemp(prefix=f"gsolve-verify-{os.getpid()}-", dir=root))
+        self.path = folder
+        marks = folder / "reached"
+        if (marks / "zarr.json").exists():
+            arr = stores.open_group(folder, "r+")["reached"]
+        else:
+            group = stores.open_group(folder, "a")
+            arr = create_array(group, "reached", (n,), np.uint8, chunk=chunk, scratch=True,
+                               overwrite=True)
+        self.arr = chunk_array(arr)
         self.chunk = chunk
 
     def read(self, lo: int, hi: int, out: np.ndarray) -> None:
@@ -131,6 +147,55 @@ class _Marks:
 
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+class _Resume:
+    """What a stopped tier-by-tier check resumes from, in `<key>.verify` beside a local
+    database: its reach marks (`_Marks`) and record.json, what the tasks before `done`
+    found, written by a rename at most every SAVE_EVERY seconds after their pushes are
+    stored. A task after the record is checked again: its pushes again are the same bytes
+    (the larger wins), so the marks of the tasks after it are as an unbroken check's, and
+    so is its report (the random picks' generator is recorded too). A record of another
+    database (solved again), plan (--memory) or option starts the check afresh. The
+    database's lock is held meanwhile: no solve replaces it under the check."""
+
+    def __init__(self, db: Database, identity: dict):
+        self.folder = verify_path(db.path) if isinstance(db.path, Path) else None
+        self.identity, self.saved = identity, None
+        self.record: dict | None = None
+        if self.folder is None:
+            return
+        try:
+            self.record = json.loads((self.folder / "record.json").read_text())
+        except (OSError, ValueError):
+            self.record = None
+        if not isinstance(self.record, dict) or self.record.get("identity") != identity:
+            self.record = None
+            shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            self.folder.mkdir(exist_ok=True)
+        except OSError:  # a database this user may read, not write: checked in scratch
+            self.folder = None
+
+    def save(self, state: dict, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.folder is None or (not force and self.saved is not None
+                                   and now - self.saved < SAVE_EVERY):
+            return
+        tmp = self.folder / f"record.json.{os.getpid()}"
+        tmp.write_text(json.dumps({"identity": self.identity, **state}))
+        os.replace(tmp, self.folder / "record.json")
+        self.saved = now
+
+
+def identity(db: Database, p, n: int, seed: int, sample: int, show: int) -> dict:
+    """What a resumed check must share with the one it resumes."""
+    cuts = np.array([(t.a, t.b) for t in p.tasks] + [(i, 0) for i in p.run_order], np.int64)
+    attrs = db.attrs
+    return {"version": 1, "finished": attrs.get("finished"), "stored": attrs.get("stored"),
+            "digest": getattr(db, "sealed_digest", None), "slots": int(n),
+            "chunk": int(db._chunk), "plan": hashlib.sha256(cuts.tobytes()).hexdigest(),
+            "seed": seed, "sample": sample, "show": show}
 
 
 def _pages(parts: list[tuple[int, int]], size: int) -> list[list[tuple[int, int]]]:
@@ -184,13 +249,38 @@ def tier_plan(game: Game, budget: int, rem_itemsize: int, chunk: int):
 
 def by_tiers(game: Game, db: Database, report: Report, bad_chunks: list, budget: int,
            show: int, sample: int, seed: int, progress: Progress) -> None:
+    """The check a task at a time; where it stopped before (`_Resume`), it goes on."""
+    from solver.storage.stores import writer_lock
+
+    n, chunk = game.hash_size, db._chunk
+    dtype = db.remoteness_array.dtype
+    p, own, page = tier_plan(game, budget, dtype.itemsize, chunk)
+    local = isinstance(db.path, Path)
+    with writer_lock(db.path, game.describe()) if local else contextlib.nullcontext():
+        resume = _Resume(db, identity(db, p, n, seed, sample, show))
+        marks = _Marks(n, chunk, resume.folder)
+        try:
+            _check(game, db, report, bad_chunks, budget, show, sample, seed, progress, p,
+                   own, page, marks, resume)
+        except GsolveError:
+            marks.close()  # a wrong tier list: checked again, it fails again
+            raise
+        except BaseException:
+            if resume.folder is None:
+                marks.close()
+            raise
+        marks.close()
+
+
+def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: int,
+           show: int, sample: int, seed: int, progress: Progress, p, own: int, page: int,
+           marks: _Marks, resume: _Resume) -> None:
     from solver.engine.task import outside, runs
     from solver.kernels.verify import NO_CHILD
 
     report.mode = "tiers"
     n, puzzle, chunk = game.hash_size, game.puzzle, db._chunk
     dtype = db.remoteness_array.dtype
-    p, own, page = tier_plan(game, budget, dtype.itemsize, chunk)
     report.tasks, report.memory = len(p.tasks), budget
     k = kernels(game.module, TEMPLATE)
     warm_tiers(game, dtype)
@@ -205,87 +295,113 @@ def by_tiers(game: Game, db: Database, report: Report, bad_chunks: list, budget:
     PV, PR, PM = np.empty(page, np.uint8), np.empty(page, dtype), np.empty(page, np.uint8)
     err = np.zeros(1, np.int64)
     counts = np.zeros(256, np.int64)
-    longest, start = 0, (0, 0)
+    longest, start, reachable, problems, done, earlier = 0, (0, 0), 0, 0, 0, 0.0
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     rng = np.random.default_rng(seed)
     picks: list[np.ndarray] = []
     example: dict[int, int] = {}  # a damaged chunk: the first reached position it held
     details: list[Problem] = []
-    marks = _Marks(n, chunk)
-    try:
-        order = p.run_order[::-1]  # parents first
-        for step, i in enumerate(order):
-            task = p.tasks[i]
-            a, b = task.a, task.b
-            size = b - a
-            ov, orr, om, acc = OV[:size], OR[:size], OM[:size], ACC[:size]
-            chunks.copy(a, b, ov, orr)
-            marks.read(a, b, om)
-            if a <= game.start < b:
-                om[game.start - a] = max(1, om[game.start - a])
-            acc[:] = NO_CHILD
-            gstart = np.array([s for s, _ in task.segments], np.int64)
-            gstop = np.array([e for _, e in task.segments], np.int64)
-            parts = [(x, y) for _, x, y in outside(task)]
-            pages = _pages(parts, page) or [[]]
-            for j, pg in enumerate(pages):
-                pstart = np.array([x for x, _ in pg], np.int64)
-                pstop = np.array([y for _, y in pg], np.int64)
-                sizes = pstop - pstart
-                poff = np.zeros(len(pg), np.int64)
-                poff[1:] = np.cumsum(sizes)[:-1]
-                held = int(sizes.sum())
-                pv, pr, pm = PV[:held], PR[:held], PM[:held]
-                for (x, y), o in zip(pg, poff.tolist(), strict=True):
-                    chunks.copy(x, y, pv[o:o + y - x], pr[o:o + y - x])
-                pm[:] = 0
-                args = (ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv,
-                        pr, pm, err)
-                if j == 0:  # reach: parents first, to a fixed point inside a loopy tier
-                    for lo, hi, in_tier, _ in reversed(runs(task)):
-                        while (run_blocks(k.expand, args, lo, hi, lo, hi, True, puzzle, mc,
-                                          ss) > 0 and in_tier):
-                            pass
-                    if err[0]:
-                        raise _wrong_tiers(game, int(err[0]) - 1, task, p)
-                else:
-                    run_blocks(k.expand, args, a, b, a, b, False, puzzle, mc, ss)
-                for (x, y), o in zip(pg, poff.tolist(), strict=True):
-                    marks.push(x, pm[o:o + y - x])
-            run_blocks(k.settle, (om, ov, orr, acc, a), a, b, puzzle)
+    if resume.record is not None:
+        r = resume.record
+        done, longest, start = r["done"], r["longest"], tuple(r["start"])
+        reachable, problems, earlier = r["reachable"], r["problems"], r["seconds"]
+        counts[:] = r["counts"]
+        rng.bit_generator.state = r["rng"]
+        picks.append(np.array(r["picks"], np.int64))
+        example = {int(c): h for c, h in r["example"].items()}
+        details = [Problem(*d) for d in r["details"]]
+        bad_chunks[:] = [tuple(b) for b in r["bad_chunks"]]
+        report.resumed = done
+        progress.note(f"resuming the check stopped after {done:,} of {len(p.tasks):,} tasks")
+    t0 = time.perf_counter()
 
-            # what it holds: counts, problems, a damaged chunk's reached position, picks
-            longest = max(longest, int(call(k.tally, ov, orr, counts, puzzle)))
-            if a <= game.start < b:
-                start = (int(ov[game.start - a]), int(orr[game.start - a]))
-            report.reachable += int(np.count_nonzero(om))
-            bad = run_blocks(k.count_codes, (om, ov, orr, a), a, b)
-            if bad:
-                report.problems += bad
-                report.sound = False
-                want = show - len(details)
-                if want > 0:
-                    found, codes, wanted = (np.zeros(want, np.int64) for _ in range(3))
-                    got = call(k.list_codes, om, ov, orr, acc, a, a, b, found, codes, wanted)
-                    for h, c, w in zip(found[:got].tolist(), codes[:got].tolist(),
-                                       wanted[:got].tolist(), strict=True):
-                        pos = position(game, h)
-                        text = problem_text(c, int(ov[h - a]), int(orr[h - a]), w, puzzle)
-                        details.append(Problem(f"{pos}: {text}", pos, h))
-            for c, _ in bad_chunks:  # its first reached position, as the whole mode's
-                x, y = max(a, c * chunk), min(b, (c + 1) * chunk)
-                if x >= y or (c in example and example[c] < x):
-                    continue
-                there = np.flatnonzero(om[x - a:y - a])
-                if there.size:
-                    example[c] = x + int(there[0])
-            want = -(-sample * size // n) + 1
-            slots = np.unique(rng.integers(a, b, size=min(64 * want, 1 << 20)))
-            picks.append(slots[om[slots - a] != 0][:want])
-            progress.update("reach and re-derive", step + 1, f"{step + 1}/{len(order)} tasks")
-            progress.fraction((step + 1) / len(order))
-    finally:
-        marks.close()
+    order = p.run_order[::-1]  # parents first
+
+    def state(step: int) -> dict:
+        return {"done": step, "tasks": len(order), "longest": longest, "start": list(start),
+                "reachable": reachable, "problems": problems,
+                "seconds": earlier + time.perf_counter() - t0,
+                "counts": counts.tolist(), "rng": rng.bit_generator.state,
+                "picks": np.concatenate(picks).tolist() if picks else [],
+                "example": {str(c): h for c, h in example.items()},
+                "details": [[d.text, d.position, d.hash] for d in details],
+                "bad_chunks": [list(b) for b in bad_chunks]}
+
+    for step in range(done, len(order)):
+        task = p.tasks[order[step]]
+        a, b = task.a, task.b
+        size = b - a
+        ov, orr, om, acc = OV[:size], OR[:size], OM[:size], ACC[:size]
+        chunks.copy(a, b, ov, orr)
+        marks.read(a, b, om)
+        if a <= game.start < b:
+            om[game.start - a] = max(1, om[game.start - a])
+        acc[:] = NO_CHILD
+        gstart = np.array([s for s, _ in task.segments], np.int64)
+        gstop = np.array([e for _, e in task.segments], np.int64)
+        parts = [(x, y) for _, x, y in outside(task)]
+        pages = _pages(parts, page) or [[]]
+        for j, pg in enumerate(pages):
+            pstart = np.array([x for x, _ in pg], np.int64)
+            pstop = np.array([y for _, y in pg], np.int64)
+            sizes = pstop - pstart
+            poff = np.zeros(len(pg), np.int64)
+            poff[1:] = np.cumsum(sizes)[:-1]
+            held = int(sizes.sum())
+            pv, pr, pm = PV[:held], PR[:held], PM[:held]
+            for (x, y), o in zip(pg, poff.tolist(), strict=True):
+                chunks.copy(x, y, pv[o:o + y - x], pr[o:o + y - x])
+            pm[:] = 0
+            args = (ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv,
+                    pr, pm, err)
+            if j == 0:  # reach: parents first, to a fixed point inside a loopy tier
+                for lo, hi, in_tier, _ in reversed(runs(task)):
+                    while (run_blocks(k.expand, args, lo, hi, lo, hi, True, puzzle, mc,
+                                      ss) > 0 and in_tier):
+                        pass
+                if err[0]:
+                    raise _wrong_tiers(game, int(err[0]) - 1, task, p)
+            else:
+                run_blocks(k.expand, args, a, b, a, b, False, puzzle, mc, ss)
+            for (x, y), o in zip(pg, poff.tolist(), strict=True):
+                marks.push(x, pm[o:o + y - x])
+        run_blocks(k.settle, (om, ov, orr, acc, a), a, b, puzzle)
+
+        # what it holds: counts, problems, a damaged chunk's reached position, picks
+        longest = max(longest, int(call(k.tally, ov, orr, counts, puzzle)))
+        if a <= game.start < b:
+            start = (int(ov[game.start - a]), int(orr[game.start - a]))
+        reachable += int(np.count_nonzero(om))
+        bad = run_blocks(k.count_codes, (om, ov, orr, a), a, b)
+        if bad:
+            problems += bad
+            want = show - len(details)
+            if want > 0:
+                found, codes, wanted = (np.zeros(want, np.int64) for _ in range(3))
+                got = call(k.list_codes, om, ov, orr, acc, a, a, b, found, codes, wanted)
+                for h, c, w in zip(found[:got].tolist(), codes[:got].tolist(),
+                                   wanted[:got].tolist(), strict=True):
+                    pos = position(game, h)
+                    text = problem_text(c, int(ov[h - a]), int(orr[h - a]), w, puzzle)
+                    details.append(Problem(f"{pos}: {text}", pos, h))
+        for c, _ in bad_chunks:  # its first reached position, as the whole mode's
+            x, y = max(a, c * chunk), min(b, (c + 1) * chunk)
+            if x >= y or (c in example and example[c] < x):
+                continue
+            there = np.flatnonzero(om[x - a:y - a])
+            if there.size:
+                example[c] = x + int(there[0])
+        want = -(-sample * size // n) + 1
+        slots = np.unique(rng.integers(a, b, size=min(64 * want, 1 << 20)))
+        picks.append(slots[om[slots - a] != 0][:want])
+        resume.save(state(step + 1))
+        progress.update("reach and re-derive", step + 1, f"{step + 1}/{len(order)} tasks")
+        progress.fraction((step + 1) / len(order))
+    report.seconds_before = earlier
+    report.reachable += reachable
+    if problems:
+        report.problems += problems
+        report.sound = False
     report.chunks = db.nchunks
     report.stored = int(counts[1:].sum())
     for c, text in bad_chunks:  # damaged chunks first, as the whole mode

@@ -115,6 +115,11 @@ def partial_path(path: Location) -> Location:
     return path.with_name(f"{path.name}.partial")
 
 
+def verify_path(path: Location) -> Location:
+    """What a stopped tier-by-tier verify of the database at `path` resumes from."""
+    return path.with_name(f"{path.name}.verify")
+
+
 def command(game: Game, path: Location, *extra: str) -> str:
     """The `gsolve ...` words that name this database again (variant, --db when not the
     default root), for messages that tell the user what to run."""
