@@ -281,8 +281,9 @@ def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
 
 def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_path):
     """A raised chunk waits unpacked until its write is done; then a sparse one is held as
-    the bytes the store wrote (not compressed again here) and reads back exactly, a raise
-    after that starting from them; a dense one stays as it is."""
+    the bytes the store wrote (not compressed again here) once the cache is past ROOM, and
+    reads back exactly, a raise after that starting from them; below ROOM, and a dense one
+    always, it stays as it is."""
     import zarr
 
     from solver.storage.chunks import chunk_array
@@ -291,8 +292,14 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     group = zarr.open_group(str(tmp_path / "g"), mode="w")
     store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch,
                                      scratch=True))
+    roomy = local.CachedArray(store, "reached", local.ChunkCache(1 << 24),
+                              local.Writer(depth=8), fresh=True)
+    roomy.raise_chunk(2, [(2 * ch + 10, np.full(100, 3, np.uint8))])
+    roomy.writer.close()
+    assert isinstance(roomy.cache.data[("reached", 2)], np.ndarray)  # room: unpacked
     writer = local.Writer(depth=8)
-    arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer, fresh=True)
+    capacity = int(ch / local.ROOM) - 1  # one chunk fills it past ROOM
+    arr = local.CachedArray(store, "reached", local.ChunkCache(capacity), writer, fresh=True)
     marks = np.full(100, 3, np.uint8)
     arr.raise_chunk(0, [(10, marks)])
     assert arr.cache.held(("reached", 0)) is not None  # unpacked while its write waits
