@@ -177,10 +177,9 @@ class _Resume:
         except OSError:  # a database this user may read, not write: checked in scratch
             self.folder = None
 
-    def save(self, state: dict, force: bool = False) -> None:
+    def save(self, state: dict) -> None:
         now = time.monotonic()
-        if self.folder is None or (not force and self.saved is not None
-                                   and now - self.saved < SAVE_EVERY):
+        if self.folder is None or (self.saved is not None and now - self.saved < SAVE_EVERY):
             return
         tmp = self.folder / f"record.json.{os.getpid()}"
         tmp.write_text(json.dumps({"identity": self.identity, **state}))
@@ -193,9 +192,9 @@ def identity(db: Database, p, n: int, seed: int, sample: int, show: int) -> dict
     cuts = np.array([(t.a, t.b) for t in p.tasks] + [(i, 0) for i in p.run_order], np.int64)
     attrs = db.attrs
     return {"version": 1, "finished": attrs.get("finished"), "stored": attrs.get("stored"),
-            "digest": getattr(db, "sealed_digest", None), "slots": int(n),
-            "chunk": int(db._chunk), "plan": hashlib.sha256(cuts.tobytes()).hexdigest(),
-            "seed": seed, "sample": sample, "show": show}
+            "digest": db.sealed_digest, "slots": int(n), "chunk": int(db.chunk_size),
+            "plan": hashlib.sha256(cuts.tobytes()).hexdigest(), "seed": seed,
+            "sample": sample, "show": show}
 
 
 def _pages(parts: list[tuple[int, int]], size: int) -> list[list[tuple[int, int]]]:
@@ -259,17 +258,18 @@ def by_tiers(game: Game, db: Database, report: Report, bad_chunks: list, budget:
     with writer_lock(db.path, game.describe()) if local else contextlib.nullcontext():
         resume = _Resume(db, identity(db, p, n, seed, sample, show))
         marks = _Marks(n, chunk, resume.folder)
+        kept = False  # a stopped check's marks, kept to resume from
         try:
             _check(game, db, report, bad_chunks, budget, show, sample, seed, progress, p,
                    own, page, marks, resume)
-        except GsolveError:
-            marks.close()  # a wrong tier list: checked again, it fails again
+        except GsolveError:  # a wrong tier list: checked again, it fails again
             raise
         except BaseException:
-            if resume.folder is None:
-                marks.close()
+            kept = resume.folder is not None
             raise
-        marks.close()
+        finally:
+            if not kept:
+                marks.close()
 
 
 def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: int,
