@@ -257,11 +257,16 @@ def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
     first = np.random.default_rng(7).integers(1, 100, ch).astype(np.uint8)  # dense
     marks = np.full(100, 200, np.uint8)
     arr[ch:2 * ch] = first
+    queued = arr.cache.held(key)
     arr.raise_chunk(1, [(ch + 10, marks)])  # a write of the chunk is queued: a copy
     raised = arr.cache.held(key)
-    arr.raise_chunk(1, [(ch + 500, marks)])  # the first raise is queued: another copy
-    assert arr.cache.held(key) is not raised
-    assert (raised[10:110] == 200).all() and np.array_equal(raised[500:600], first[500:600])
+    assert raised is not queued and np.array_equal(queued, first)
+    arr.settle(lambda: None)  # held back: the next task may raise it again
+    arr.raise_chunk(1, [(ch + 500, marks)])
+    assert arr.writer.queued == {key: 1}  # the first write only: both raises held back
+    assert (raised[10:110] == 200).all() and np.array_equal(queued, first)
+    arr.settle(lambda: None)
+    arr.settle(lambda: None)  # a task that did not raise it: its write is queued now
     again = arr.cache.held(key)
     arr[ch + 1000:ch + 1010] = np.zeros(10, np.uint8)  # part of it, still queued: a copy
     assert arr.cache.held(key) is not again and (again[1000:1010] != 0).all()
@@ -270,6 +275,7 @@ def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
     mine = arr.cache.held(key)  # no write of it queued now: raised in place
     arr.raise_chunk(1, [(ch + 2000, marks)])
     assert arr.cache.held(key) is mine
+    arr.flush()
     writer.close()
     want = first.copy()
     for at in (10, 500, 2000):
@@ -295,6 +301,7 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     roomy = local.CachedArray(store, "reached", local.ChunkCache(1 << 24),
                               local.Writer(depth=8), fresh=True)
     roomy.raise_chunk(2, [(2 * ch + 10, np.full(100, 3, np.uint8))])
+    roomy.flush()
     roomy.writer.close()
     assert isinstance(roomy.cache.data[("reached", 2)], np.ndarray)  # room: unpacked
     writer = local.Writer(depth=8)
@@ -303,6 +310,7 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     marks = np.full(100, 3, np.uint8)
     arr.raise_chunk(0, [(10, marks)])
     assert arr.cache.held(("reached", 0)) is not None  # unpacked while its write waits
+    arr.flush()
     writer.wait()
     packed = arr.cache.data[("reached", 0)]
     assert not isinstance(packed, np.ndarray)
@@ -310,6 +318,7 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     arr.raise_chunk(0, [(5000, marks)])
     dense = np.random.default_rng(8).integers(1, 9, ch).astype(np.uint8)
     arr.raise_chunk(1, [(ch, dense)])
+    arr.flush()
     writer.close()
     assert isinstance(arr.cache.data[("reached", 1)], np.ndarray)
     want = np.zeros(ch, np.uint8)
@@ -410,3 +419,59 @@ def test_spans_found_in_blocks_join_across_their_edges():
         _spans_by_bytes(a, gap)
     st, sp = marked_spans(np.zeros(10, np.uint8), gap)
     assert st.size == sp.size == 0
+
+
+def test_a_raised_chunk_is_written_once_its_run_of_raising_tasks_ends(tmp_path):
+    """Consecutive reach tasks raise the same child chunks: each chunk's write waits until
+    a task does not raise it (or HELD_TASKS tasks did), so it is written once, and a task
+    is recorded only after the writes of every chunk it raised are queued; a solve stopped
+    before that leaves it unrecorded, to run again."""
+    import zarr
+
+    from solver.storage.chunks import chunk_array
+
+    ch = 1 << 12
+    group = zarr.open_group(str(tmp_path / "g"), mode="w")
+    store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch))
+    written, recorded = [], []
+    write = store.write_chunk
+    store.write_chunk = lambda c, x: (written.append(c), write(c, x))[1]
+    writer = local.Writer(depth=8)
+    arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer)
+
+    def task(i, chunks):
+        for c in chunks:
+            arr.raise_chunk(c, [(c * ch + i, np.full(1, i + 1, np.uint8))])
+        arr.settle(lambda: writer.submit(recorded.append, i))
+        writer.wait()
+
+    task(0, [0, 1])
+    assert written == [] and recorded == []
+    assert ("reached", 0) in arr.cache.pinned
+    task(1, [1])  # chunk 0 written; task 0 waits for chunk 1, which task 1 raised again
+    assert written == [0] and recorded == []
+    task(2, [])
+    assert written == [0, 1] and recorded == [0, 1, 2] and not arr.cache.pinned
+    assert store[0:1] == 1 and store[ch:ch + 1] == 1 and store[ch + 1:ch + 2] == 2
+    for i in range(3, 3 + local.HELD_TASKS):  # one chunk raised by every task
+        task(i, [2])
+    assert written == [0, 1, 2] and recorded == list(range(3 + local.HELD_TASKS))
+    task(99, [0])  # stopped before its next task: neither written nor recorded
+    writer.close()
+    assert written == [0, 1, 2] and 99 not in recorded
+    assert store[99:100] == 0 and store[2 * ch + 3:2 * ch + 4] == 4
+
+
+def test_a_chunk_held_back_is_never_evicted_unwritten():
+    """The cache evicts around a pinned (raised, not yet written) chunk: the least recently
+    used of the others goes, the newest itself when nothing else is left."""
+    cache = local.ChunkCache(3 << 10)
+    dense = np.random.default_rng(9).integers(1, 200, 1 << 10).astype(np.uint8)
+    cache.put(("reached", 0), dense, owned=True, packed_later=True)
+    cache.pinned.add(("reached", 0))
+    for c in range(1, 6):
+        cache.put(("reached", c), dense)
+    assert [c for _, c in cache.data] == [0, 4, 5]
+    cache.pinned.update({("reached", 4), ("reached", 5)})
+    cache.put(("reached", 6), dense)
+    assert [c for _, c in cache.data] == [0, 4, 5] and cache.used == 3 << 10

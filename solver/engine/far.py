@@ -17,6 +17,7 @@ from solver.engine.task import (
     own_marks,
     parents_first,
     put,
+    raise_chunk,
     spans,
     unique,
 )
@@ -63,11 +64,7 @@ def _push_far(arr, far: np.ndarray, task: Task, hold, bad) -> None:
     pieces = np.split(far, cuts) if far.size else []
     with hold(sorted({int(p[0] // chunk) for p in pieces})):  # one round trip for all
         for piece in pieces:
-            c = int(piece[0] // chunk)
-            lo, hi = c * chunk, min(arr.shape[0], (c + 1) * chunk)
-            cur = arr[lo:hi]
-            cur[piece - lo] = np.maximum(cur[piece - lo], 1)
-            arr[lo:hi] = cur
+            raise_chunk(arr, int(piece[0] // chunk), [piece])
 
 
 def _expand(k, game: Game, own, task: Task, lo: int, hi: int, parts: list) -> int:

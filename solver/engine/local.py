@@ -5,7 +5,8 @@ and a background writer.
 The chunk cache holds the store chunks a task reads again soon: its own pending reach
 bytes and its child ranges, without going through the store. The writer runs the store
 writes on one thread, in order, so that compressing them overlaps the next task; a task is
-recorded finished by a job queued after its writes."""
+recorded finished by a job queued after its writes. A reach chunk raised by a run of
+consecutive tasks is written once, when the run ends (CachedArray.settle)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ def run_local(game: Game, store: PartialStore, p: Plan, record,
 def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                donor=None, strategy: Strategy | None = None) -> None:
     chunk = group.group[REACHED].chunks[0]
+    reached = group[REACHED]
     n = len(p.tasks)
     eta = TaskEta(p.tasks, record, {i for i, t in enumerate(p.tasks)
                                     if donor is not None and donor.holds(t.a, t.b)})
@@ -65,6 +67,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
         if phase == "solve":
+            reached.flush()
             spare.drop()
             reads = _count_readers(group, cache, p, record, chunk)
         for step, i in enumerate(order):
@@ -104,7 +107,10 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                         cache.drop(("value", c))
                         cache.drop(("remoteness", c))
             # recorded once its queued writes are in the store
-            writer.submit(record.task, phase, i, tally.tolist() if phase == "solve" else None)
+            if phase == "reach":
+                reached.settle(lambda i=i: writer.submit(record.task, "reach", i, None))
+            else:
+                writer.submit(record.task, phase, i, tally.tolist())
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
             progress.remaining(*eta.done(phase, i, lent))
             run["share"] = eta.did / eta.total
@@ -147,6 +153,9 @@ STRIDE = 61  # the elements a large chunk's density is judged by (a prime: no al
 # capacity: its next raise then needs no unpacking (Connect-4 6x6's late reach tasks, each
 # raising child chunks that the tasks before it raised: +28 % tasks, 2026-12-06)
 ROOM = 0.75
+# the most tasks whose records wait for a chunk that every one of them raised: what a
+# killed solve runs again at most, beside the chunks' own writes
+HELD_TASKS = 32
 
 
 def sparse(x: np.ndarray) -> bool:
@@ -181,6 +190,7 @@ class ChunkCache:
         self.data: OrderedDict = OrderedDict()
         self.hits = self.misses = 0
         self.readers: dict[str, np.ndarray] = {}  # name -> later reads left per chunk
+        self.pinned: set = set()  # chunks held changed and not yet written: never evicted
 
     def wanted(self, key) -> bool:
         """Whether a later task reads the chunk (every chunk of an array without counts)."""
@@ -243,8 +253,15 @@ class ChunkCache:
             return
         self.data[key] = got
         self.used += _nbytes(got)
-        while self.used > self.capacity:
-            _, y = self.data.popitem(last=False)
+        moved = 0
+        while self.used > self.capacity and self.data:
+            k, y = self.data.popitem(last=False)
+            if k in self.pinned:  # not yet written: to the back, evictable once it is
+                self.data[k] = y
+                moved += 1
+                if moved > len(self.pinned):  # nothing but pinned chunks left
+                    break
+                continue
             self.used -= _nbytes(y)
 
     def drop(self, key) -> None:
@@ -271,6 +288,13 @@ class CachedArray:
         self.keeps_writes = keeps_writes  # else a write drops the chunks it covers
         self.chunk, self.n = arr.chunks[0], arr.shape[0]
         self.unwritten = np.ones(-(-self.n // self.chunk), bool) if fresh else None
+        # raised chunks written late (see `settle`): chunk -> [the last task that raised
+        # it, the first since its last write, its array]; the tasks that wait to be recorded
+        self.defer = writer is not None and hasattr(arr, "write_chunk")
+        self.dirty: dict[int, list] = {}
+        self.dirty_bytes = 0
+        self.serial = 0
+        self.waiting: list = []
 
     def __getattr__(self, attr):
         return getattr(self.arr, attr)
@@ -314,6 +338,8 @@ class CachedArray:
         lo, hi = span(sl, self.n)
         data = np.asarray(data, self.arr.dtype)  # the caller's: queued, never changed
         ch = self.chunk
+        for c in [c for c in self.dirty if lo // ch <= c <= (hi - 1) // ch]:
+            self._flush(c)  # its raises written first: this write may cover part of it
         if self.unwritten is not None and hi > lo:
             self.unwritten[lo // ch:(hi - 1) // ch + 1] = False
         if self.writer is None:
@@ -363,18 +389,66 @@ class CachedArray:
         raise_to(x, s, parts)
         if self.unwritten is not None:
             self.unwritten[c] = False
+        if self.defer:
+            self.cache.put(key, x, owned=True, packed_later=True)
+            if self.cache.held(key) is x:  # held: written once the tasks raising it end
+                self.cache.pinned.add(key)
+                got = self.dirty.pop(c, None)
+                if got is None:
+                    self.dirty_bytes += x.nbytes
+                self.dirty[c] = [self.serial, self.serial if got is None else got[1], x]
+                while self.dirty_bytes > self.cache.capacity // 2:
+                    self._flush(next(iter(self.dirty)))  # the longest unraised first
+                return
         if self.writer is None:
             self.arr[s:e] = x
             self.cache.put(key, x, owned=True)
         elif hasattr(self.arr, "write_chunk"):
-            # the chunk waits unpacked until its write gives the stored bytes to repack
-            self.writer.submit(self.arr.write_chunk, c, x, keys=[key],
-                               then=lambda stored: stored is None or self.cache.repack(
-                                   key, x, stored, lambda p, out: self.arr.decode(p, c, out)))
+            self._write(c, x)
             self.cache.put(key, x, owned=True, packed_later=True)
         else:
             self.writer.submit(self.arr.__setitem__, slice(s, e), x, keys=[key])
             self.cache.put(key, x, owned=True)
+
+
+    def _write(self, c: int, x: np.ndarray) -> None:
+        """Queue chunk `c`'s write; it waits unpacked until its write gives the stored
+        bytes to repack."""
+        key = (self.name, c)
+        self.writer.submit(self.arr.write_chunk, c, x, keys=[key],
+                           then=lambda stored: stored is None or self.cache.repack(
+                               key, x, stored, lambda p, out: self.arr.decode(p, c, out)))
+
+    def _flush(self, c: int) -> None:
+        """Queue the write of raised chunk `c`, no longer held back."""
+        _, _, x = self.dirty.pop(c)
+        self.dirty_bytes -= x.nbytes
+        self.cache.pinned.discard((self.name, c))
+        self._write(c, x)
+
+    def settle(self, record) -> None:
+        """A task ended: `record()` runs once the writes of every chunk it raised are
+        queued (so the writer records it after them). The chunks it did not raise are
+        written now; those it did wait for the next task, which mostly raises them again
+        (Connect-4 6x6's late reach tasks: a chunk raised by 13.5 tasks in a row on
+        average, each raise a whole chunk compressed and written)."""
+        self.waiting.append((self.serial, record))
+        for c in [c for c, (last, since, _) in self.dirty.items()
+                  if last < self.serial or self.serial - since + 1 >= HELD_TASKS]:
+            self._flush(c)
+        self.serial += 1
+        self._release()
+
+    def flush(self) -> None:
+        """Every held-back chunk's write queued, and every waiting task recorded after."""
+        for c in list(self.dirty):
+            self._flush(c)
+        self._release()
+
+    def _release(self) -> None:
+        first = min((since for _, since, _ in self.dirty.values()), default=self.serial)
+        while self.waiting and self.waiting[0][0] < first:
+            self.waiting.pop(0)[1]()
 
 
 class CachedGroup:

@@ -235,8 +235,8 @@ def marked_spans(a: np.ndarray, gap: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def raise_chunk(arr, c: int, parts) -> None:
-    """Chunk `c` of a 1-d store array raised to at least the bytes of each (start, bytes)
-    of `parts`, and written (the array's own way where it has one: the cache's in place)."""
+    """Chunk `c` of a 1-d store array raised as raise_to raises it by `parts`, and written
+    (the array's own way where it has one: the cache's in place)."""
     if hasattr(arr, "raise_chunk"):
         arr.raise_chunk(c, parts)
         return
@@ -249,8 +249,14 @@ def raise_chunk(arr, c: int, parts) -> None:
 
 def raise_to(x: np.ndarray, at: int, parts) -> None:
     """x (the slots at.. of an array) raised in place to at least the bytes of each
-    (start, bytes) of `parts`."""
-    for s, marks in parts:
+    (start, bytes) of `parts`, and to at least 1 at each slot of a part that is an array
+    of slots (far children)."""
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            i = part - at
+            x[i] = np.maximum(x[i], 1)
+            continue
+        s, marks = part
         view = x[s - at:s - at + marks.size]
         np.maximum(view, marks, out=view)
 
