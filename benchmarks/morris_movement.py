@@ -80,7 +80,9 @@ EIGENRAUM = {
 }
 
 
-@njit(cache=True, nogil=True)
+# not cached: it takes the game's jitted functions as arguments, which numba cannot cache
+# (solver/kernels/codegen.py): a cache file written on another CPU failed to save beside them
+@njit(nogil=True)
 def _seed(canonical, canonical_slot, primitive, ctx, lo, hi, base, out, only_primitive):
     """The reach bytes of indices [lo, hi) (out[i - base]) as a reach would leave them: 0
     at a gap (an index that numbers no canonical board), PRIMITIVE + value at a primitive,

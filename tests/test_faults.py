@@ -18,7 +18,7 @@ import solver.storage.database as database
 from games import get_game
 from solver.command.cli import main
 from solver.engine import manager
-from solver.engine.local import Writer
+from solver.engine.writer import Writer
 from solver.methods.solve import solve
 from solver.storage.database import Database, group_path, partial_path
 

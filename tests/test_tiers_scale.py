@@ -13,6 +13,7 @@ from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
 from solver.engine import local, manager, memory, plan, worker
+from solver.engine.writer import Writer
 from solver.methods.solve import solve
 from solver.storage.database import (
     CHUNK,
@@ -251,7 +252,7 @@ def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
     group = zarr.open_group(str(tmp_path / "g"), mode="w")
     store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch))
     gate = threading.Event()
-    writer = local.Writer(depth=8)
+    writer = Writer(depth=8)
     writer.submit(gate.wait, 5)  # the writes below wait in the queue behind this
     arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer, fresh=True)
     first = np.random.default_rng(7).integers(1, 100, ch).astype(np.uint8)  # dense
@@ -299,12 +300,12 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch,
                                      scratch=True))
     roomy = local.CachedArray(store, "reached", local.ChunkCache(1 << 24),
-                              local.Writer(depth=8), fresh=True)
+                              Writer(depth=8), fresh=True)
     roomy.raise_chunk(2, [(2 * ch + 10, np.full(100, 3, np.uint8))])
     roomy.flush()
     roomy.writer.close()
     assert isinstance(roomy.cache.data[("reached", 2)], np.ndarray)  # room: unpacked
-    writer = local.Writer(depth=8)
+    writer = Writer(depth=8)
     capacity = int(ch / local.ROOM) - 1  # one chunk fills it past ROOM
     arr = local.CachedArray(store, "reached", local.ChunkCache(capacity), writer, fresh=True)
     marks = np.full(100, 3, np.uint8)
@@ -333,7 +334,7 @@ def test_the_write_queue_holds_at_most_its_bytes_and_always_one_job():
     import threading
 
     gate = threading.Event()
-    w = local.Writer(depth=8, capacity=100)
+    w = Writer(depth=8, capacity=100)
     seen = []
     w.submit(lambda a: (gate.wait(5), seen.append(a.nbytes)), np.zeros(80, np.uint8))
     assert len(w.pending) == 1 and w.held == 80
@@ -436,7 +437,7 @@ def test_a_raised_chunk_is_written_once_its_run_of_raising_tasks_ends(tmp_path):
     written, recorded = [], []
     write = store.write_chunk
     store.write_chunk = lambda c, x: (written.append(c), write(c, x))[1]
-    writer = local.Writer(depth=8)
+    writer = Writer(depth=8)
     arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer)
 
     def task(i, chunks):

@@ -5,7 +5,7 @@ the hash ranges it reads: its own range and the parts of its child tiers, laid e
 in one window array. Its reads and writes, shared by the modes of the tier worker
 (engine/reach_*.py, engine/solve_*.py): the reach bytes pushed to child tasks, child
 records read into a window, records written a piece at a time. A write may be queued
-(engine/local.py's Writer): the arrays given to it are never changed after."""
+(engine/writer.py's Writer): the arrays given to it are never changed after."""
 
 from __future__ import annotations
 
