@@ -13,6 +13,7 @@ from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
 from solver.engine import local, manager, memory, plan, worker
+from solver.engine.chunk_cache import ROOM, ChunkCache
 from solver.engine.writer import Writer
 from solver.methods.solve import solve
 from solver.storage.database import (
@@ -202,7 +203,7 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[rng.choice(sparse.size, 1000, replace=False)] = rng.integers(1, 200, 1000)
     dense = rng.integers(0, 200, 1 << 16).astype(np.uint8)
-    held = local.ChunkCache(1 << 20)
+    held = ChunkCache(1 << 20)
     held.put(("value", 0), sparse)
     held.put(("value", 1), dense)
     assert held.used < dense.nbytes + sparse.nbytes // 8
@@ -216,7 +217,7 @@ def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
     held.put(("value", 1), y)
     assert np.array_equal(held.get(("value", 0))[:11], [7] * 10 + [sparse[10]])
     assert np.array_equal(held.get(("value", 1)), np.r_[np.zeros(10, np.uint8), dense[10:]])
-    small = local.ChunkCache(dense.nbytes + 100)
+    small = ChunkCache(dense.nbytes + 100)
     small.put(("value", 0), dense)
     small.put(("value", 1), dense)  # the older goes
     assert ("value", 0) not in small and ("value", 1) in small
@@ -230,7 +231,7 @@ def test_a_chunk_too_big_to_cache_drops_its_older_copy():
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[:100] = 1
     dense = rng.integers(1, 200, 1 << 16).astype(np.uint8)
-    held = local.ChunkCache(dense.nbytes // 2)  # a packed sparse chunk fits, a dense one not
+    held = ChunkCache(dense.nbytes // 2)  # a packed sparse chunk fits, a dense one not
     held.put(("value", 0), sparse)
     assert ("value", 0) in held
     held.put(("value", 0), dense)
@@ -254,7 +255,7 @@ def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
     gate = threading.Event()
     writer = Writer(depth=8)
     writer.submit(gate.wait, 5)  # the writes below wait in the queue behind this
-    arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer, fresh=True)
+    arr = local.CachedArray(store, "reached", ChunkCache(1 << 24), writer, fresh=True)
     first = np.random.default_rng(7).integers(1, 100, ch).astype(np.uint8)  # dense
     marks = np.full(100, 200, np.uint8)
     arr[ch:2 * ch] = first
@@ -299,15 +300,15 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     group = zarr.open_group(str(tmp_path / "g"), mode="w")
     store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch,
                                      scratch=True))
-    roomy = local.CachedArray(store, "reached", local.ChunkCache(1 << 24),
+    roomy = local.CachedArray(store, "reached", ChunkCache(1 << 24),
                               Writer(depth=8), fresh=True)
     roomy.raise_chunk(2, [(2 * ch + 10, np.full(100, 3, np.uint8))])
     roomy.flush()
     roomy.writer.close()
     assert isinstance(roomy.cache.data[("reached", 2)], np.ndarray)  # room: unpacked
     writer = Writer(depth=8)
-    capacity = int(ch / local.ROOM) - 1  # one chunk fills it past ROOM
-    arr = local.CachedArray(store, "reached", local.ChunkCache(capacity), writer, fresh=True)
+    capacity = int(ch / ROOM) - 1  # one chunk fills it past ROOM
+    arr = local.CachedArray(store, "reached", ChunkCache(capacity), writer, fresh=True)
     marks = np.full(100, 3, np.uint8)
     arr.raise_chunk(0, [(10, marks)])
     assert arr.cache.held(("reached", 0)) is not None  # unpacked while its write waits
@@ -353,13 +354,13 @@ def test_value_chunks_stay_cached_from_their_write_to_their_last_reader(tmp_path
     game = get_game("connect4", "width=5,height=4")
     solve(game, "dfs", root=tmp_path / "ref")
     caches = []
-    init = local.ChunkCache.__init__
+    init = ChunkCache.__init__
 
     def spy(self, capacity):
         init(self, capacity)
         caches.append(self)
 
-    monkeypatch.setattr(local.ChunkCache, "__init__", spy)
+    monkeypatch.setattr(ChunkCache, "__init__", spy)
     path = group_path(tmp_path / "tiers", game)
     summary = manager.solve_into(game, path, fresh=True, max_task=CHUNK // 4)
     assert summary["tasks"] > 8
@@ -438,7 +439,7 @@ def test_a_raised_chunk_is_written_once_its_run_of_raising_tasks_ends(tmp_path):
     write = store.write_chunk
     store.write_chunk = lambda c, x: (written.append(c), write(c, x))[1]
     writer = Writer(depth=8)
-    arr = local.CachedArray(store, "reached", local.ChunkCache(1 << 24), writer)
+    arr = local.CachedArray(store, "reached", ChunkCache(1 << 24), writer)
 
     def task(i, chunks):
         for c in chunks:
@@ -466,7 +467,7 @@ def test_a_raised_chunk_is_written_once_its_run_of_raising_tasks_ends(tmp_path):
 def test_a_chunk_held_back_is_never_evicted_unwritten():
     """The cache evicts around a pinned (raised, not yet written) chunk: the least recently
     used of the others goes, the newest itself when nothing else is left."""
-    cache = local.ChunkCache(3 << 10)
+    cache = ChunkCache(3 << 10)
     dense = np.random.default_rng(9).integers(1, 200, 1 << 10).astype(np.uint8)
     cache.put(("reached", 0), dense, owned=True, packed_later=True)
     cache.pinned.add(("reached", 0))
@@ -476,3 +477,21 @@ def test_a_chunk_held_back_is_never_evicted_unwritten():
     cache.pinned.update({("reached", 4), ("reached", 5)})
     cache.put(("reached", 6), dense)
     assert [c for _, c in cache.data] == [0, 4, 5] and cache.used == 3 << 10
+
+
+def test_a_packed_chunk_is_unpacked_into_the_callers_buffer():
+    """A solve reads thousands of child chunks a task: one held packed is unpacked into
+    the buffer the reader passes (no new array, so no fresh pages, a chunk), one held as
+    it is is lent, and either reads back exactly."""
+    cache = ChunkCache(1 << 24)
+    sparse = np.zeros(1 << 16, np.uint8)
+    sparse[::97] = 5
+    dense = np.random.default_rng(10).integers(1, 200, 1 << 16).astype(np.uint8)
+    cache.put(("value", 0), sparse)
+    cache.put(("value", 1), dense)
+    buf = np.empty(1 << 16, np.uint8)
+    got = cache.get(("value", 0), buf)
+    assert got is buf and np.array_equal(buf, sparse)
+    lent = cache.get(("value", 1), buf)
+    assert lent is not buf and np.array_equal(lent, dense)
+    assert cache.get(("value", 0), np.empty(10, np.uint8)).size == sparse.size

@@ -17,6 +17,7 @@ import numpy as np
 from games.base import Game
 from solver.engine import borrowing, worker
 from solver.engine import window as windowed
+from solver.engine.chunk_cache import ChunkCache
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
 from solver.engine.task import REACHED, needs, outside, raise_to, read_part
@@ -147,133 +148,9 @@ def _rate(done: int, n: int, positions: int, t0: float) -> str:
     return f"{done}/{n} tasks, {speed:,.0f} positions/s"
 
 
-# -- the chunk cache ----------------------------------------------------------------------
-SPARSE = 4  # a chunk with under 1/SPARSE of its bytes nonzero is cached packed
-STRIDE = 61  # the elements a large chunk's density is judged by (a prime: no aliasing)
-# a raised sparse chunk stays unpacked while the cache holds under this share of its
-# capacity: its next raise then needs no unpacking (Connect-4 6x6's late reach tasks, each
-# raising child chunks that the tasks before it raised: +28 % tasks, 2026-12-06)
-ROOM = 0.75
 # the most tasks whose records wait for a chunk that every one of them raised: what a
 # killed solve runs again at most, beside the chunks' own writes
 HELD_TASKS = 32
-
-
-def sparse(x: np.ndarray) -> bool:
-    """Whether under 1/SPARSE of `x` is nonzero, judged by every STRIDE-th element of a
-    large chunk (a pass over the whole chunk cost as much as the merge that wrote it)."""
-    sample = x[::STRIDE] if x.size >= STRIDE << 8 else x
-    return np.count_nonzero(sample) * SPARSE < sample.size
-
-
-def _nbytes(got) -> int:
-    return got.nbytes if isinstance(got, np.ndarray) else len(got[0])
-
-
-class ChunkCache:
-    """Store chunks (reach bytes, values, remoteness) a single-process solve keeps, so a
-    task reads its own pending reach bytes and its child ranges without going through the
-    store. A sparse chunk is held LZ4-packed: where a game reaches few of its slots
-    (Quixo 4x4 with symmetry: 12%) packing one costs 0.25 ms, unpacking 0.13 ms, and keeps
-    1/17 to 1/60 of the bytes (Quixo's peak cache: 88 -> 4 MiB); a dense one (Connect-4:
-    60% reached, packs 2:1 at 2 ms) is held as it is. Writes still all go to the store
-    (resume and bytes are unchanged); the manager drops a task's chunks once nothing will
-    read them again, and the least recently used go first past `capacity` bytes."""
-
-    def __init__(self, capacity: int):
-        from collections import OrderedDict
-
-        from numcodecs import Blosc  # zarr's own dependency
-
-        self.codec = Blosc("lz4", 1, Blosc.SHUFFLE)
-        self.capacity, self.used = max(0, capacity), 0
-        # (name, chunk) -> the array, or packed: (bytes, dtype, size, unpack(bytes, out))
-        self.data: OrderedDict = OrderedDict()
-        self.hits = self.misses = 0
-        self.readers: dict[str, np.ndarray] = {}  # name -> later reads left per chunk
-        self.pinned: set = set()  # chunks held changed and not yet written: never evicted
-
-    def wanted(self, key) -> bool:
-        """Whether a later task reads the chunk (every chunk of an array without counts)."""
-        r = self.readers.get(key[0])
-        return r is None or r[key[1]] > 0
-
-    def __contains__(self, key) -> bool:
-        return key in self.data
-
-    def get(self, key) -> np.ndarray | None:
-        """The chunk, or None: the cached array itself when it is held unpacked, so a
-        caller that changes it puts it back."""
-        got = self.data.get(key)
-        if got is None:
-            return None
-        self.data.move_to_end(key)
-        if isinstance(got, np.ndarray):
-            return got
-        packed, dtype, n, unpack = got
-        out = np.empty(n, dtype)
-        unpack(packed, out)
-        return out
-
-    def held(self, key) -> np.ndarray | None:
-        """The cache's own array of the chunk where it is held as it is (unpacked), to
-        change in place and put back; else None."""
-        got = self.data.get(key)
-        if not isinstance(got, np.ndarray):
-            return None
-        self.data.move_to_end(key)
-        return got
-
-    def put(self, key, x: np.ndarray, owned: bool = False, packed_later: bool = False) -> None:
-        """Hold chunk `x` (a copy, unless `owned`: the caller gives it up and nobody
-        changes it after, so it is kept as it is). A sparse one is packed, unless
-        `packed_later`: its store write will hand its stored bytes to `repack`."""
-        if not self.wanted(key) or self.data.get(key) is x:  # x: changed in place
-            return
-        if not packed_later and sparse(x):
-            got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size,
-                   self.codec.decode)
-        else:
-            got = x if owned else x.copy()
-        self.drop(key)  # an older copy must never outlive a newer write, kept or not
-        self._hold(key, got)
-
-    def repack(self, key, x: np.ndarray, stored: np.ndarray, unpack) -> None:
-        """Chunk `x`, still held as it is, now stored as `stored` (read back by
-        unpack(stored, out)): held so where it is sparse and the cache is past ROOM. The
-        writer's compression is the pack, so this thread does not compress the chunk a
-        second time (Connect-4 6x6: packing was 17 % of the reach phase's time)."""
-        if (self.data.get(key) is not x or not sparse(x)
-                or self.used < ROOM * self.capacity):
-            return  # changed or replaced since, worth holding as it is, or room for it
-        self.drop(key)
-        self._hold(key, (stored, x.dtype, x.size, unpack))
-
-    def _hold(self, key, got) -> None:
-        if _nbytes(got) > self.capacity:
-            return
-        self.data[key] = got
-        self.used += _nbytes(got)
-        moved = 0
-        while self.used > self.capacity and self.data:
-            k, y = self.data.popitem(last=False)
-            if k in self.pinned:  # not yet written: to the back, evictable once it is
-                self.data[k] = y
-                moved += 1
-                if moved > len(self.pinned):  # nothing but pinned chunks left
-                    break
-                continue
-            self.used -= _nbytes(y)
-
-    def drop(self, key) -> None:
-        x = self.data.pop(key, None)
-        if x is not None:
-            self.used -= _nbytes(x)
-
-    def drop_range(self, name: str, chunk: int, a: int, b: int) -> None:
-        """Forget the chunks of `name` that lie wholly inside [a, b)."""
-        for c in range(-(-a // chunk), b // chunk):
-            self.drop((name, c))
 
 
 class CachedArray:
@@ -310,14 +187,16 @@ class CachedArray:
             self._copy(out, lo, hi, c, self.read_chunk(c))
         return out
 
-    def read_chunk(self, c: int) -> np.ndarray:
-        """Chunk `c`, to read only: the cache's own array where it holds one unpacked."""
-        x = self.cache.get((self.name, c))
+    def read_chunk(self, c: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Chunk `c`, to read only: the cache's own array where it holds one unpacked, else
+        in `out` where given (the caller's buffer, used again)."""
+        key = (self.name, c)
+        x = self.cache.get(key, out)
         if x is not None:
             self.cache.hits += 1
             return x
         x = self._load(c)
-        self.cache.put((self.name, c), x, owned=True)
+        self.cache.put(key, x, owned=True)
         return x
 
     def _load(self, c: int) -> np.ndarray:

@@ -315,11 +315,14 @@ def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
     once (parts come sorted) and copy the parts out of it."""
     chunk, n = value_arr.chunks[0], value_arr.shape[0]
     held, v, r = -1, None, None
+    vbuf, rbuf = np.empty(chunk, value_arr.dtype), np.empty(chunk, rem_arr.dtype)
     for w, x, y in parts:
         while x < y:
             c = x // chunk
             if c != held:
-                v, r, held = read_part(value_arr, c, n), read_part(rem_arr, c, n), c
+                size = min(n, (c + 1) * chunk) - c * chunk
+                v, r, held = (read_part(value_arr, c, n, vbuf[:size]),
+                              read_part(rem_arr, c, n, rbuf[:size]), c)
             stop = min(y, (c + 1) * chunk)
             join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
                          win[w:w + stop - x])
@@ -327,9 +330,10 @@ def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
             x = stop
 
 
-def read_part(arr, c: int, n: int) -> np.ndarray:
-    """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied)."""
+def read_part(arr, c: int, n: int, out: np.ndarray | None = None) -> np.ndarray:
+    """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied),
+    in `out` where given and the array reads chunks."""
     if hasattr(arr, "read_chunk"):
-        return arr.read_chunk(c)
+        return arr.read_chunk(c) if out is None else arr.read_chunk(c, out)
     chunk = arr.chunks[0]
     return arr[c * chunk:min(n, (c + 1) * chunk)]
