@@ -495,3 +495,18 @@ def test_a_packed_chunk_is_unpacked_into_the_callers_buffer():
     lent = cache.get(("value", 1), buf)
     assert lent is not buf and np.array_equal(lent, dense)
     assert cache.get(("value", 0), np.empty(10, np.uint8)).size == sparse.size
+
+
+def test_a_smaller_capacity_evicts_down_to_it_around_the_pinned():
+    """A solve task larger than the plan's largest takes its excess from the cache: a
+    resize evicts the least recently used down to the new capacity, never a pinned chunk."""
+    cache = ChunkCache(4 << 10)
+    dense = np.random.default_rng(11).integers(1, 200, 1 << 10).astype(np.uint8)
+    for c in range(4):
+        cache.put(("value", c), dense)
+    cache.pinned.add(("value", 0))
+    cache.resize(2 << 10)
+    assert [c for _, c in cache.data] == [0, 3] and cache.used == 2 << 10
+    cache.resize(4 << 10)
+    cache.put(("value", 5), dense)
+    assert cache.used == 3 << 10

@@ -109,6 +109,14 @@ class ChunkCache:
             return
         self.data[key] = got
         self.used += _nbytes(got)
+        self._evict()
+
+    def resize(self, capacity: int) -> None:
+        """Hold at most `capacity` bytes from now on (the least recently used go first)."""
+        self.capacity = max(0, capacity)
+        self._evict()
+
+    def _evict(self) -> None:
         moved = 0
         while self.used > self.capacity and self.data:
             k, y = self.data.popitem(last=False)

@@ -66,6 +66,10 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
     progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
     run["share"] = 0.0
     spare = windowed.Spare()  # one reach window's bytes, kept from task to task
+    # the cache was sized beside the plan's largest task; a solve task whose measured
+    # child ranges make it larger (Connect-4 6x6: 653 M child slots read by a 17 M slot
+    # task) takes its excess from the cache while it runs
+    beside, largest = cache.capacity, p.largest
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
         if phase == "solve":
@@ -89,6 +93,8 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                     for hook in piece_hooks:
                         hook(t, lo, hi)
 
+                need = worker.choose(game, task, limit, needs(group, task), strategy).bytes
+                cache.resize(beside - max(0, need - largest))
                 tally = np.zeros(9, np.int64)
                 got = None if donor is None else borrowing.borrow(game, group, task, donor,
                                                                   tally=tally)
