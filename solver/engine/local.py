@@ -11,6 +11,7 @@ consecutive tasks is written once, when the run ends (CachedArray.settle)."""
 from __future__ import annotations
 
 import time
+from collections import deque
 
 import numpy as np
 
@@ -178,7 +179,7 @@ class CachedArray:
         self.dirty: dict[int, list] = {}
         self.dirty_bytes = 0
         self.serial = 0
-        self.waiting: list = []
+        self.waiting: deque = deque()
 
     def __getattr__(self, attr):
         return getattr(self.arr, attr)
@@ -194,8 +195,9 @@ class CachedArray:
         return out
 
     def read_chunk(self, c: int, out: np.ndarray | None = None) -> np.ndarray:
-        """Chunk `c`, to read only: the cache's own array where it holds one unpacked, else
-        in `out` where given (the caller's buffer, used again)."""
+        """Chunk `c`, to read only: the cache's own array where it holds one unpacked; one
+        held packed unpacked into `out` where given (the caller's buffer, used again); one
+        read from the store in a new array, which the cache keeps."""
         key = (self.name, c)
         x = self.cache.get(key, out)
         if x is not None:
@@ -334,7 +336,7 @@ class CachedArray:
     def _release(self) -> None:
         first = min((since for _, since, _ in self.dirty.values()), default=self.serial)
         while self.waiting and self.waiting[0][0] < first:
-            self.waiting.pop(0)[1]()
+            self.waiting.popleft()[1]()
 
 
 class CachedGroup:

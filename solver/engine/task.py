@@ -334,6 +334,6 @@ def read_part(arr, c: int, n: int, out: np.ndarray | None = None) -> np.ndarray:
     """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied),
     in `out` where given and the array reads chunks."""
     if hasattr(arr, "read_chunk"):
-        return arr.read_chunk(c) if out is None else arr.read_chunk(c, out)
+        return arr.read_chunk(c, out)
     chunk = arr.chunks[0]
     return arr[c * chunk:min(n, (c + 1) * chunk)]
