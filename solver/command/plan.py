@@ -54,7 +54,7 @@ def _sample(game: Game, tier) -> tuple[int, int]:
     far = np.empty((hi - lo) * game.max_children, np.int64)
     _, m = k.forward_far(game.ctx, own, lo, hi, lo, hi, lo, hi, far, game.max_children,
                          game.scratch_size)
-    far = unique(far[:m])
+    far = unique(far, m)
     if not far.size:
         return whole, 0
     starts, stops = spans(far)

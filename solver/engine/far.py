@@ -5,15 +5,18 @@ Slower than the window mode, and little memory where the child tiers are large."
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 
 from games.base import Game
-from solver.engine.memory import block_slots
+from solver.engine.memory import block_bytes, block_slots
 from solver.engine.task import (
     REACHED,
     TEMPLATE,
     Task,
     holder,
+    merge_unique,
     own_marks,
     parents_first,
     put,
@@ -22,8 +25,6 @@ from solver.engine.task import (
     unique,
 )
 from solver.runtime.parallel import call, executor, threads
-
-MERGE = 16  # sorted parts of far children kept before they are merged into one
 
 
 def reach(game: Game, group, task: Task, lock, bad) -> tuple[int, np.ndarray, np.ndarray]:
@@ -35,15 +36,19 @@ def reach(game: Game, group, task: Task, lock, bad) -> tuple[int, np.ndarray, np
     arr = group[REACHED]
     own = np.empty(task.size, np.uint8)
     own_marks(arr, game, task.a, task.b, own)
-    parts: list[np.ndarray] = []
+    parts: list[np.ndarray] = []  # sorted far children of blocks, not yet merged
+    merged = [np.empty(0, np.int64)]
+    least = block_bytes(game)
 
-    def merge():
-        if len(parts) > MERGE:
-            parts[:] = [unique(np.concatenate(parts))]
+    def add(part: np.ndarray) -> None:
+        # merged once they pass a quarter of what is merged (each merge a linear pass):
+        # held all through a pass, a 6x6 task's parts outgrew its planned bytes
+        parts.append(part)
+        if sum(p.nbytes for p in parts) > max(least, merged[0].nbytes // 4):
+            merged.append(merge_unique(merged.pop(), parts))
 
-    parents_first(task, lambda lo, hi: _expand(k, game, own, task, lo, hi, parts), merge)
-    far = unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
-    parts.clear()
+    parents_first(task, lambda lo, hi: _expand(k, game, own, task, lo, hi, add))
+    far = merge_unique(merged.pop(), parts)
     _push_far(arr, far, task, holder(lock), bad)
     starts, stops = spans(far)
     put([(arr, own)], task.a, task.b, lock)
@@ -51,42 +56,55 @@ def reach(game: Game, group, task: Task, lock, bad) -> tuple[int, np.ndarray, np
 
 
 def _push_far(arr, far: np.ndarray, task: Task, hold, bad) -> None:
-    """Push far children (sorted distinct hashes) into the store as reached."""
-    gstart = np.array([s for s, _ in task.segments], np.int64)
-    gstop = np.array([e for _, e in task.segments], np.int64)
-    seg = np.searchsorted(gstart, far, side="right") - 1
-    if far.size and ((seg < 0).any() or (far >= gstop[np.maximum(seg, 0)]).any()):
+    """Push far children (sorted distinct hashes) into the store as reached (no array of
+    far's size made beside it)."""
+    inside = sum(int(np.searchsorted(far, e) - np.searchsorted(far, s))
+                 for s, e in task.segments)
+    if inside != far.size:  # a child outside the task's child tiers
         raise bad
-    del seg
+    if not far.size:
+        return
     chunk = arr.chunks[0]
-    cid = far // chunk
-    cuts = np.flatnonzero(np.diff(cid)) + 1
-    pieces = np.split(far, cuts) if far.size else []
-    with hold(sorted({int(p[0] // chunk) for p in pieces})):  # one round trip for all
-        for piece in pieces:
-            raise_chunk(arr, int(piece[0] // chunk), [piece])
+    first, last = int(far[0]) // chunk, int(far[-1]) // chunk
+    cuts = np.searchsorted(far, np.arange(first, last + 2, dtype=np.int64) * chunk)
+    runs = [(c, x, y) for c, x, y in zip(range(first, last + 1), cuts[:-1].tolist(),
+                                          cuts[1:].tolist(), strict=True) if x < y]
+    with hold([c for c, _, _ in runs]):  # one round trip for all
+        for c, x, y in runs:
+            raise_chunk(arr, c, [far[x:y]])
 
 
-def _expand(k, game: Game, own, task: Task, lo: int, hi: int, parts: list) -> int:
-    """One forward pass over [lo, hi) in blocks on the thread pool; the children outside
-    the task go to `parts` (sorted, unique per block). Returns the new in-tier marks."""
+def _expand(k, game: Game, own, task: Task, lo: int, hi: int, add) -> int:
+    """One forward pass over [lo, hi) in blocks on the thread pool, a block a thread at a
+    time; the children outside the task go to `add` (sorted, unique per block), in block
+    order. Returns the new in-tier marks."""
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
 
     def one(xy):
         x, y = xy
         far = np.empty((y - x) * mc, np.int64)
         new, m = k.forward_far(ctx, own, x, y, task.a, task.b, lo, hi, far, mc, ss)
-        return new, (unique(far[:m]) if m else None)
+        return new, (unique(far, m) if m else None)
 
     step = block_slots(game)
     blocks = [(x, min(hi, x + step)) for x in range(lo, hi, step)]
-    if len(blocks) > 1 and threads() > 1:
-        results = list(executor().map(one, blocks))
-    else:
-        results = [call(one, b) for b in blocks]
     new = 0
-    for n, far in results:
-        new += n
-        if far is not None:
-            parts.append(far)
+
+    def take(result) -> None:
+        nonlocal new
+        new += result[0]
+        if result[1] is not None:
+            add(result[1])
+
+    if len(blocks) > 1 and threads() > 1:
+        pool, ahead = executor(), deque()
+        for b in blocks:
+            if len(ahead) == threads():
+                take(ahead.popleft().result())
+            ahead.append(pool.submit(one, b))
+        while ahead:
+            take(ahead.popleft().result())
+    else:
+        for b in blocks:
+            take(call(one, b))
     return new

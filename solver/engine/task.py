@@ -143,6 +143,7 @@ def merge(spans):
 
 # -- its reads and writes of the store ---------------------------------------------------
 GAP = 1 << 16  # far children further apart than this start a new window range
+STEP = 1 << 22  # the elements a pass over a long hash list takes at a time (32 MiB)
 REACHED = "reached"  # the reach bytes of a tiered solve, kept in its partial store
 TEMPLATE = "solver.kernels.tiers"  # the kernels of a task
 
@@ -164,23 +165,56 @@ def own_marks(arr, game, a: int, b: int, own: np.ndarray) -> None:
         own[game.start - a] = 1
 
 
-def unique(x: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (by sorting: numpy's hashing unique is slower on these)."""
-    x = np.sort(x)
-    if x.size < 2:
-        return x
-    keep = np.empty(x.size, bool)
-    keep[0] = True
-    np.not_equal(x[1:], x[:-1], out=keep[1:])
-    return x[keep]
+def unique(x: np.ndarray, n: int, runs: bool = False) -> np.ndarray:
+    """The sorted distinct values of x[:n], made in x's own memory (x, owning its data
+    with no view of it held, is resized to them and returned): a hash list's bytes held
+    once. `runs`: x[:n] is sorted runs end to end, which timsort merges in a pass (a
+    buffer the size of the smaller run)."""
+    x.resize(n, refcheck=False)
+    x.sort(kind="stable" if runs else None)
+    x.resize(_squeeze(x), refcheck=False)
+    return x
+
+
+def merge_unique(acc: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
+    """unique() of `acc` (sorted, distinct) and of `parts` (each sorted), which it
+    empties: acc grows in place and each part goes once copied, where
+    unique(concatenate(...)) held three copies (Connect-4 5x5's far reach tasks peaked at
+    1.8x their planned bytes)."""
+    at = acc.size
+    acc.resize(at + sum(p.size for p in parts), refcheck=False)
+    while parts:
+        p = parts.pop()
+        acc[at:at + p.size] = p
+        at += p.size
+        del p
+    return unique(acc, at, runs=True)
+
+
+def _squeeze(x: np.ndarray) -> int:
+    """Move the distinct values of sorted `x` to its front, STEP at a time (no array of
+    its size); returns their count."""
+    w, last = 0, None
+    for s in range(0, x.size, STEP):
+        b = x[s:s + STEP]
+        keep = np.empty(b.size, bool)
+        keep[0] = last is None or b[0] != last
+        np.not_equal(b[1:], b[:-1], out=keep[1:])
+        last = b[-1].copy()  # before the writes below reach it
+        got = b[keep]
+        x[w:w + got.size] = got
+        w += got.size
+    return w
 
 
 def spans(far: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(starts, stops) of sorted distinct hashes, a new range where they are more than GAP
-    apart: the child ranges a solve reads."""
+    apart: the child ranges a solve reads (STEP at a time: no array of far's size)."""
     if not far.size:
         return far, far
-    breaks = np.flatnonzero(np.diff(far) > GAP)
+    breaks = [np.flatnonzero(np.diff(far[s:s + STEP + 1]) > GAP) + s
+              for s in range(0, far.size - 1, STEP)]
+    breaks = np.concatenate(breaks) if breaks else np.empty(0, np.int64)
     return (far[np.concatenate(([0], breaks + 1))],
             far[np.concatenate((breaks, [far.size - 1]))] + 1)
 
