@@ -510,3 +510,30 @@ def test_a_smaller_capacity_evicts_down_to_it_around_the_pinned():
     cache.resize(4 << 10)
     cache.put(("value", 5), dense)
     assert cache.used == 3 << 10
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 7, 1 << 22])
+def test_far_lists_merged_in_place_equal_numpys_unique(monkeypatch, step):
+    """unique, merge_unique and spans (a far reach's child hashes, STEP at a time) give
+    numpy's answers across every edge of a step, duplicates inside and between parts."""
+    from solver.engine import task
+
+    monkeypatch.setattr(task, "STEP", step)
+    rng = np.random.default_rng(step)
+    for n in (0, 1, 2, 9, 40, 1000):
+        x = rng.integers(0, max(1, n // 3) + 5, n).astype(np.int64)
+        want = np.unique(x)
+        got = task.unique(np.concatenate((x, rng.integers(0, 9, 5))), n)  # x[:n] only
+        assert got.tolist() == want.tolist()
+        parts = [np.unique(rng.integers(0, 3 * n + 1, rng.integers(0, n + 2)))
+                 for _ in range(4)]
+        acc = np.unique(rng.integers(0, 2 * n + 1, n))
+        whole = np.unique(np.concatenate([acc, *parts]))
+        got = task.merge_unique(acc.copy(), parts)
+        assert got.tolist() == whole.tolist() and parts == []
+        far = np.unique(rng.integers(0, 1 << 20, n))
+        breaks = np.flatnonzero(np.diff(far) > task.GAP)
+        starts, stops = task.spans(far)
+        m = far.size
+        assert starts.tolist() == (far[np.r_[0, breaks + 1]].tolist() if m else [])
+        assert stops.tolist() == ((far[np.r_[breaks, m - 1]] + 1).tolist() if m else [])
