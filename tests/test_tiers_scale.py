@@ -537,3 +537,55 @@ def test_far_lists_merged_in_place_equal_numpys_unique(monkeypatch, step):
         m = far.size
         assert starts.tolist() == (far[np.r_[0, breaks + 1]].tolist() if m else [])
         assert stops.tolist() == ((far[np.r_[breaks, m - 1]] + 1).tolist() if m else [])
+
+
+def test_records_loaded_on_the_pool_equal_those_loaded_in_turn(monkeypatch):
+    """load_records over a lending chunk cache (chunks held as they are, packed, or read
+    on a miss) gives the window it gives chunk by chunk on the main thread."""
+    from solver.engine import task
+    from solver.engine.chunk_cache import lent
+    from solver.kernels.records import record_dtype
+
+    ch, n = 1 << 12, 23
+    rng = np.random.default_rng(5)
+    cache = ChunkCache(1 << 30)
+    store = {}
+    for name, top in (("value", 4), ("remoteness", 40)):
+        for c in range(n):
+            x = (rng.random(ch) < (0.1 if c % 2 else 0.9)) * rng.integers(1, top, ch)
+            store[name, c] = x.astype(np.uint8)
+            if c % 5:  # every fifth chunk a miss
+                cache.put((name, c), store[name, c])
+
+    class Lending:
+        def __init__(self, name):
+            self.name, self.chunks, self.shape = name, (ch,), (n * ch - 7,)
+            self.dtype = np.dtype(np.uint8)
+
+        def lend(self, c):
+            got = cache.lend((self.name, c))
+            return store[self.name, c][:min(ch, self.shape[0] - c * ch)] if got is None else got
+
+        def read_chunk(self, c, out=None):
+            return lent(self.lend(c), out)
+
+    dtype = record_dtype(40)
+    cuts = np.sort(rng.choice(n * ch - 7, 60, replace=False))
+    parts, w = [], 0
+    for x, y in zip(cuts[::2].tolist(), cuts[1::2].tolist(), strict=True):
+        parts.append((w, x, y))
+        w += y - x
+    got = {}
+    for pool in (1, 2):
+        monkeypatch.setattr(task, "threads", lambda pool=pool: pool)
+        win = np.zeros(w, dtype)
+        task.load_records(win, parts, Lending("value"), Lending("remoteness"), dtype)
+        got[pool] = win
+    from solver.kernels.records import join_records
+
+    whole = {name: np.concatenate([store[name, c] for c in range(n)])
+             for name in ("value", "remoteness")}
+    want = np.zeros(w, dtype)
+    for w0, x, y in parts:
+        join_records(whole["value"][x:y], whole["remoteness"][x:y], want[w0:w0 + y - x])
+    assert got[1].tolist() == got[2].tolist() == want.tolist() and want.any()

@@ -20,6 +20,17 @@ def sparse(x: np.ndarray) -> bool:
     return np.count_nonzero(sample) * SPARSE < sample.size
 
 
+def lent(got, out: np.ndarray | None = None) -> np.ndarray:
+    """A chunk as ChunkCache.lend gave it: its array, or the packed one unpacked into `out`
+    where given (a buffer used again)."""
+    if isinstance(got, np.ndarray):
+        return got
+    packed, dtype, n, unpack = got
+    out = np.empty(n, dtype) if out is None or out.size != n else out
+    unpack(packed, out)
+    return out
+
+
 def _nbytes(got) -> int:
     return got.nbytes if isinstance(got, np.ndarray) else len(got[0])
 
@@ -59,16 +70,16 @@ class ChunkCache:
         """The chunk, or None: the cached array itself when it is held unpacked, so a
         caller that changes it puts it back; one held packed is unpacked into `out` where
         given (a buffer used again: a new array a chunk cost its page faults)."""
+        got = self.lend(key)
+        return None if got is None else lent(got, out)
+
+    def lend(self, key):
+        """The chunk as held, or None: its array (to read only), or packed, which `lent`
+        unpacks; lent thus, another thread can unpack it while this one goes on."""
         got = self.data.get(key)
-        if got is None:
-            return None
-        self.data.move_to_end(key)
-        if isinstance(got, np.ndarray):
-            return got
-        packed, dtype, n, unpack = got
-        out = np.empty(n, dtype) if out is None or out.size != n else out
-        unpack(packed, out)
-        return out
+        if got is not None:
+            self.data.move_to_end(key)
+        return got
 
     def held(self, key) -> np.ndarray | None:
         """The cache's own array of the chunk where it is held as it is (unpacked), to

@@ -18,7 +18,7 @@ import numpy as np
 from games.base import Game
 from solver.engine import borrowing, worker
 from solver.engine import window as windowed
-from solver.engine.chunk_cache import ChunkCache
+from solver.engine.chunk_cache import ChunkCache, lent
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
 from solver.engine.task import REACHED, needs, outside, raise_to, read_part
@@ -198,11 +198,16 @@ class CachedArray:
         """Chunk `c`, to read only: the cache's own array where it holds one unpacked; one
         held packed unpacked into `out` where given (the caller's buffer, used again); one
         read from the store in a new array, which the cache keeps."""
+        return lent(self.lend(c), out)
+
+    def lend(self, c: int):
+        """Chunk `c` as the cache holds it (chunk_cache.lent reads it, on any thread), or
+        read from the store in a new array, which the cache keeps."""
         key = (self.name, c)
-        x = self.cache.get(key, out)
-        if x is not None:
+        got = self.cache.lend(key)
+        if got is not None:
             self.cache.hits += 1
-            return x
+            return got
         x = self._load(c)
         self.cache.put(key, x, owned=True)
         return x

@@ -10,13 +10,16 @@ records read into a window, records written a piece at a time. A write may be qu
 from __future__ import annotations
 
 import contextlib
+import threading
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
+from solver.engine.chunk_cache import lent
 from solver.engine.memory import WRITE
 from solver.kernels.records import join_records, nonzero_spans, record_summary, split_records
-from solver.runtime.parallel import blocks, run_each
+from solver.runtime.parallel import blocks, executor, run_each, threads
 
 
 @dataclass(frozen=True)
@@ -346,22 +349,59 @@ def write_records(win, obase, lo, hi, value_arr, rem_arr, lock, tally=None) -> i
 
 def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
     """Child records into the window: many small parts share a chunk, so read each chunk
-    once (parts come sorted) and copy the parts out of it."""
+    once (parts come sorted) and copy the parts out of it. Where the arrays lend their
+    chunks (a single process's chunk cache), each chunk is unpacked and joined on the
+    thread pool: unpacking on the main thread alone, the kernel threads idle, was half of
+    Connect-4 6x6's solve phase (2026-12-07-connect4-6x6-far-push.md)."""
     chunk, n = value_arr.chunks[0], value_arr.shape[0]
-    held, v, r = -1, None, None
-    vbuf, rbuf = np.empty(chunk, value_arr.dtype), np.empty(chunk, rem_arr.dtype)
+    by_chunk = _by_chunk(parts, chunk)
+    if (threads() < 2 or not hasattr(value_arr, "lend") or len(by_chunk) < 2
+            or threading.current_thread() is not threading.main_thread()):  # a pool thread
+        vbuf, rbuf = np.empty(chunk, value_arr.dtype), np.empty(chunk, rem_arr.dtype)
+        for c, pieces in by_chunk:
+            size = min(n, (c + 1) * chunk) - c * chunk
+            _join(read_part(value_arr, c, n, vbuf[:size]),
+                  read_part(rem_arr, c, n, rbuf[:size]), win, pieces)
+        return
+    bufs = threading.local()  # a thread's unpacking buffers, used again chunk to chunk
+
+    def one(vgot, rgot, pieces) -> None:
+        if not hasattr(bufs, "v"):
+            bufs.v, bufs.r = np.empty(chunk, value_arr.dtype), np.empty(chunk, rem_arr.dtype)
+        v, r = lent(vgot, bufs.v), lent(rgot, bufs.r)
+        _join(v, r, win, pieces)
+
+    pool, ahead = executor(), deque()
+    try:
+        for c, pieces in by_chunk:  # lent here (the cache is this thread's), read there
+            if len(ahead) >= 2 * threads():
+                ahead.popleft().result()
+            ahead.append(pool.submit(one, value_arr.lend(c), rem_arr.lend(c), pieces))
+    finally:
+        for f in ahead:  # none may write into the window once this returns
+            f.exception()
+    for f in ahead:
+        f.result()
+
+
+def _by_chunk(parts, chunk: int) -> list[tuple[int, list[tuple[int, int, int]]]]:
+    """(chunk, [(window offset, start, stop) within the chunk]) of sorted window parts."""
+    out: list[tuple[int, list]] = []
     for w, x, y in parts:
         while x < y:
             c = x // chunk
-            if c != held:
-                size = min(n, (c + 1) * chunk) - c * chunk
-                v, r, held = (read_part(value_arr, c, n, vbuf[:size]),
-                              read_part(rem_arr, c, n, rbuf[:size]), c)
             stop = min(y, (c + 1) * chunk)
-            join_records(v[x - c * chunk:stop - c * chunk], r[x - c * chunk:stop - c * chunk],
-                         win[w:w + stop - x])
+            if not out or out[-1][0] != c:
+                out.append((c, []))
+            out[-1][1].append((w, x - c * chunk, stop - c * chunk))
             w += stop - x
             x = stop
+    return out
+
+
+def _join(v: np.ndarray, r: np.ndarray, win: np.ndarray, pieces) -> None:
+    for w, x, y in pieces:
+        join_records(v[x:y], r[x:y], win[w:w + y - x])
 
 
 def read_part(arr, c: int, n: int, out: np.ndarray | None = None) -> np.ndarray:
