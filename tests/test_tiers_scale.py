@@ -589,3 +589,33 @@ def test_records_loaded_on_the_pool_equal_those_loaded_in_turn(monkeypatch):
     for w0, x, y in parts:
         join_records(whole["value"][x:y], whole["remoteness"][x:y], want[w0:w0 + y - x])
     assert got[1].tolist() == got[2].tolist() == want.tolist() and want.any()
+
+
+def test_calls_in_order_keep_their_order_and_stop_all_on_a_failure():
+    """parallel.in_order yields each result in the order of its calls, with at most
+    `ahead` submitted and unread, and once a call fails no other still runs."""
+    import threading
+    import time
+
+    from solver.runtime.parallel import in_order
+
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def slow(i, fail=False):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.002 * (i % 3))
+        with lock:
+            running[0] -= 1
+        if fail:
+            raise ValueError(i)
+        return i * i
+
+    assert list(in_order(slow, ((i,) for i in range(40)), 2)) == [i * i for i in range(40)]
+    assert most[0] <= 2
+    done = []
+    with pytest.raises(ValueError):
+        for x in in_order(slow, ((i, i == 5) for i in range(40)), 2):
+            done.append(x)
+    assert running[0] == 0 and done == [i * i for i in range(5)]

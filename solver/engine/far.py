@@ -5,8 +5,6 @@ Slower than the window mode, and little memory where the child tiers are large."
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from games.base import Game
@@ -24,7 +22,7 @@ from solver.engine.task import (
     spans,
     unique,
 )
-from solver.runtime.parallel import call, executor, threads
+from solver.runtime.parallel import call, in_order, threads
 
 
 def reach(game: Game, group, task: Task, lock, bad) -> tuple[int, np.ndarray, np.ndarray]:
@@ -88,23 +86,13 @@ def _expand(k, game: Game, own, task: Task, lo: int, hi: int, add) -> int:
 
     step = block_slots(game)
     blocks = [(x, min(hi, x + step)) for x in range(lo, hi, step)]
-    new = 0
-
-    def take(result) -> None:
-        nonlocal new
-        new += result[0]
-        if result[1] is not None:
-            add(result[1])
-
-    if len(blocks) > 1 and threads() > 1:
-        pool, ahead = executor(), deque()
-        for b in blocks:
-            if len(ahead) == threads():
-                take(ahead.popleft().result())
-            ahead.append(pool.submit(one, b))
-        while ahead:
-            take(ahead.popleft().result())
+    if len(blocks) > 1 and threads() > 1:  # a block a thread at a time, in order
+        results = in_order(one, ((b,) for b in blocks), threads())
     else:
-        for b in blocks:
-            take(call(one, b))
+        results = (call(one, b) for b in blocks)
+    new = 0
+    for n, far in results:
+        new += n
+        if far is not None:
+            add(far)
     return new

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from solver.engine.chunk_cache import lent
 from solver.engine.memory import WRITE
 from solver.kernels.records import join_records, nonzero_spans, record_summary, split_records
-from solver.runtime.parallel import blocks, executor, run_each, threads
+from solver.runtime.parallel import blocks, in_order, run_each, threads
 
 
 @dataclass(frozen=True)
@@ -368,20 +367,12 @@ def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
     def one(vgot, rgot, pieces) -> None:
         if not hasattr(bufs, "v"):
             bufs.v, bufs.r = np.empty(chunk, value_arr.dtype), np.empty(chunk, rem_arr.dtype)
-        v, r = lent(vgot, bufs.v), lent(rgot, bufs.r)
-        _join(v, r, win, pieces)
+        _join(lent(vgot, bufs.v), lent(rgot, bufs.r), win, pieces)
 
-    pool, ahead = executor(), deque()
-    try:
-        for c, pieces in by_chunk:  # lent here (the cache is this thread's), read there
-            if len(ahead) >= 2 * threads():
-                ahead.popleft().result()
-            ahead.append(pool.submit(one, value_arr.lend(c), rem_arr.lend(c), pieces))
-    finally:
-        for f in ahead:  # none may write into the window once this returns
-            f.exception()
-    for f in ahead:
-        f.result()
+    # lent here (the cache is this thread's), unpacked there
+    calls = ((value_arr.lend(c), rem_arr.lend(c), pieces) for c, pieces in by_chunk)
+    for _ in in_order(one, calls, 2 * threads()):
+        pass
 
 
 def _by_chunk(parts, chunk: int) -> list[tuple[int, list[tuple[int, int, int]]]]:

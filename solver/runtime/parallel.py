@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
@@ -56,6 +57,24 @@ def _cancelled_on_exit(futures: list):
         for f in futures:
             f.cancel()
         raise
+
+
+def in_order(fn, calls, ahead: int):
+    """fn(*args) of each args of the iterable `calls` (taken from it in the caller's
+    thread, one at a time) on the pool, at most `ahead` submitted and not yet read;
+    yields the results in order. Once it ends, or fails, no call still runs."""
+    pending: deque = deque()
+    try:
+        for args in calls:
+            if len(pending) >= ahead:
+                yield pending.popleft().result()
+            pending.append(executor().submit(fn, *args))
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for f in pending:
+            f.cancel()
+        wait(pending)
 
 
 def run_apart(fn, calls: list[tuple]) -> list:
