@@ -16,12 +16,12 @@ from collections import deque
 import numpy as np
 
 from games.base import Game
-from solver.engine import borrowing, worker
+from solver.engine import borrowing, memory, worker
 from solver.engine import window as windowed
 from solver.engine.chunk_cache import ChunkCache, lent
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
-from solver.engine.task import REACHED, needs, outside, raise_to, read_part
+from solver.engine.task import REACHED, needs, outside, raise_to, read_part, window
 from solver.engine.writer import Writer
 from solver.runtime.progress import Progress, TaskEta
 from solver.storage.chunks import chunk_array, span
@@ -67,9 +67,11 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
     progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
     run["share"] = 0.0
     spare = windowed.Spare()  # one reach window's bytes, kept from task to task
-    # the cache was sized beside the plan's largest task; a solve task whose measured
-    # child ranges make it larger (Connect-4 6x6: 653 M child slots read by a 17 M slot
-    # task) takes its excess from the cache while it runs
+    # the cache was sized beside the plan's largest task; a reach window kept larger (the
+    # plan counts a task that fits at full speed by its far children: Connect-4 6x6 kept a
+    # 7.95 GiB window beside a 23 MiB plan and peaked at 16.75 GiB under --memory 16), or
+    # a solve task whose measured child ranges make it larger (6x6: 653 M child slots read
+    # by a 17 M slot task), takes its excess from the cache while it is held
     beside, largest = cache.capacity, p.largest
     for phase, order in (("reach", p.run_order[::-1]), ("solve", p.run_order)):
         t0, found = time.perf_counter(), 0
@@ -81,8 +83,10 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
             if i in record.done[phase]:
                 continue
             task = p.tasks[i]
-            lent = False  # its records taken from the donor
+            donated = False  # its records taken from the donor
             if phase == "reach":
+                held = _window_held(spare, game, task, limit, strategy)
+                cache.resize(beside - max(0, held - largest))
                 found += worker.reach(game, group, task, limit=limit, strategy=strategy,
                                       spare=spare)
                 # its solve reads these bytes once, long after: the store serves that, and
@@ -104,7 +108,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                                        tally=tally, strategy=strategy)
                 else:
                     record.borrowed(donor.path)
-                    lent = True
+                    donated = True
                     for t, lo, hi, _ in task.pieces:
                         piece(t, lo, hi)
                 found += got
@@ -121,8 +125,16 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
             else:
                 writer.submit(record.task, phase, i, tally.tolist())
             progress.update(phase, step + 1, _rate(step + 1, n, found, t0))
-            progress.remaining(*eta.done(phase, i, lent))
+            progress.remaining(*eta.done(phase, i, donated))
             run["share"] = eta.did / eta.total
+
+
+def _window_held(spare: windowed.Spare, game: Game, task, limit: int, forced) -> int:
+    """The bytes `spare` holds once `task`'s reach has run (worker.reach keeps it for a
+    window, drops it for the other modes)."""
+    if worker.choose(game, task, limit, forced=forced).reach != memory.WINDOW:
+        return 0
+    return max(spare.buf.size, window(task)[4])
 
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:
