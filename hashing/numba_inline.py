@@ -16,6 +16,7 @@ different in what it compiles).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import textwrap
 
@@ -30,7 +31,8 @@ _SHARED = ("    memo = {}\n"
 stock_inline_ir = inline_closurecall.InlineWorker.inline_ir
 
 
-def _shared_memo_inline_ir():
+@functools.cache
+def shared_inline_ir():
     """numba's inline_ir with its copies made through one memo, or None where numba's
     source is not the one this was written against."""
     try:
@@ -46,12 +48,15 @@ def _shared_memo_inline_ir():
     return defined["inline_ir"]
 
 
-shared_inline_ir = _shared_memo_inline_ir()
+def first_inline_ir(self, *args, **kwargs):
+    """In place until numba first inlines: builds the one-memo version then (20 ms of
+    reading numba's source, which a process that only loads cached code never pays)."""
+    inline_ir = shared_inline_ir() or stock_inline_ir
+    inline_closurecall.InlineWorker.inline_ir = inline_ir
+    return inline_ir(self, *args, **kwargs)
 
 
-def share_inline_copies() -> bool:
-    """Use the linear copy from now on (idempotent); False where numba was left as it is."""
-    if shared_inline_ir is None:
-        return False
-    inline_closurecall.InlineWorker.inline_ir = shared_inline_ir
-    return True
+def share_inline_copies() -> None:
+    """Use the linear copy from numba's next inlining on (idempotent)."""
+    if inline_closurecall.InlineWorker.inline_ir is stock_inline_ir:
+        inline_closurecall.InlineWorker.inline_ir = first_inline_ir
