@@ -22,11 +22,12 @@ import textwrap
 
 from numba.core import inline_closurecall
 
-_STOCK = ("    for block_label, block in the_ir.blocks.items():\n"
-          "        new_block = copy.deepcopy(the_ir.blocks[block_label])\n")
-_SHARED = ("    memo = {}\n"
-           "    for block_label, block in the_ir.blocks.items():\n"
-           "        new_block = copy.deepcopy(the_ir.blocks[block_label], memo)\n")
+# copy_ir's loop as it stands in inline_ir's dedented source, and with one memo
+_STOCK = ("        for block_label, block in the_ir.blocks.items():\n"
+          "            new_block = copy.deepcopy(the_ir.blocks[block_label])\n")
+_SHARED = ("        memo = {}\n"
+           "        for block_label, block in the_ir.blocks.items():\n"
+           "            new_block = copy.deepcopy(the_ir.blocks[block_label], memo)\n")
 
 stock_inline_ir = inline_closurecall.InlineWorker.inline_ir
 
@@ -39,10 +40,9 @@ def shared_inline_ir():
         source = textwrap.dedent(inspect.getsource(stock_inline_ir))
     except (OSError, TypeError):
         return None
-    body = textwrap.indent(_STOCK, "    ")
-    if source.count(body) != 1:
+    if source.count(_STOCK) != 1:
         return None
-    source = source.replace(body, textwrap.indent(_SHARED, "    "))
+    source = source.replace(_STOCK, _SHARED)
     defined: dict = {}
     exec(compile(source, inline_closurecall.__file__, "exec"), vars(inline_closurecall), defined)
     return defined["inline_ir"]
