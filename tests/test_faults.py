@@ -127,6 +127,32 @@ def interrupted(tmp_path, monkeypatch, stop):
     return game, path
 
 
+def test_a_task_is_recorded_only_once_its_chunk_files_are_synced(tmp_path, monkeypatch):
+    """Every store of the record that names finished tasks comes after the fsync of every
+    chunk file written before it (Record.flush syncs them once a second, not a task)."""
+    from solver.storage import chunks
+    from solver.storage.writing import PartialStore
+
+    synced, stored = set(), []
+    real_fsync, real_set = os.fsync, PartialStore.set_attrs
+
+    def fsync(fd):
+        synced.add(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    def set_attrs(self, **kw):
+        if "reach_done" in kw:
+            unsynced = {p for p in chunks._written if os.path.realpath(p) not in synced}
+            stored.append(len(unsynced))
+        real_set(self, **kw)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(PartialStore, "set_attrs", set_attrs)
+    game = get_game("connect4", C4)
+    manager.solve_into(game, tmp_path / "db", fresh=True, max_task=1 << 12)
+    assert len(stored) >= 2 and not any(stored)
+
+
 def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkeypatch):
     game, path = interrupted(tmp_path, monkeypatch, stop=60)
     attrs = dict(database.stores.open_group(partial_path(path), "r").attrs)

@@ -406,11 +406,9 @@ def test_spans_found_in_blocks_join_across_their_edges():
     """marked_spans (nonzero_spans on the pool, block by block) gives the spans of one scan,
     runs that straddle a block's edge or lie within the gap of it joined."""
     from solver.engine.task import marked_spans
-    from solver.runtime.parallel import blocks
 
     gap, n = 1 << 16, 24 << 20
-    edges = [b for _, b in blocks(0, n, 1 << 22)][:-1]
-    assert len(edges) >= 2
+    edges = list(range(1 << 22, n, 1 << 22))  # its blocks' edges
     a = np.zeros(n, np.uint8)
     rng = np.random.default_rng(9)
     a[rng.choice(n, 300, replace=False)] = 1
@@ -421,6 +419,30 @@ def test_spans_found_in_blocks_join_across_their_edges():
         _spans_by_bytes(a, gap)
     st, sp = marked_spans(np.zeros(10, np.uint8), gap)
     assert st.size == sp.size == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spans_looked_for_in_dirty_blocks_alone_are_those_of_a_whole_scan(seed):
+    """push_window looks for marks only in the blocks the kernel flagged: over any flags
+    that cover every mark, at any window offset, the spans are those of a whole scan."""
+    from solver.engine.task import _dirty_pieces, marked_spans
+    from solver.kernels.tiers import DIRTY
+
+    rng = np.random.default_rng(seed)
+    gap = [0, 9, 1 << 12, 1 << 16][seed]
+    w, n = int(rng.integers(0, 3 << DIRTY)), int(rng.integers(1, 40 << DIRTY))
+    if seed == 3:
+        n = 9 << 20  # blocks of 4M slots on the pool
+    win = np.zeros(w + n + 100, np.uint8)
+    hits = w + rng.choice(n, int(rng.integers(0, 400)), replace=False)
+    win[hits] = rng.integers(1, 255, hits.size)
+    dirty = np.zeros((win.size >> DIRTY) + 1, np.uint8)
+    dirty[hits >> DIRTY] = 1
+    dirty[rng.choice(dirty.size, dirty.size // 4)] = 1  # flagged blocks without a mark
+    part = win[w:w + n]
+    st, sp = marked_spans(part, gap, _dirty_pieces(dirty, w, n))
+    assert [[s, e] for s, e in zip(st.tolist(), sp.tolist(), strict=True)] == \
+        _spans_by_bytes(part, gap)
 
 
 def test_a_raised_chunk_is_written_once_its_run_of_raising_tasks_ends(tmp_path):

@@ -18,7 +18,7 @@ from solver.engine.task import (
     own_marks,
     parents_first,
     put,
-    raise_chunk,
+    raise_chunks,
     spans,
     unique,
 )
@@ -68,8 +68,7 @@ def _push_far(arr, far: np.ndarray, task: Task, hold, bad) -> None:
     runs = [(c, x, y) for c, x, y in zip(range(first, last + 1), cuts[:-1].tolist(),
                                           cuts[1:].tolist(), strict=True) if x < y]
     with hold([c for c, _, _ in runs]):  # one round trip for all
-        for c, x, y in runs:
-            raise_chunk(arr, c, [far[x:y]])
+        raise_chunks(arr, [(c, [far[x:y]]) for c, x, y in runs])
 
 
 def _expand(k, game: Game, own, task: Task, lo: int, hi: int, add) -> int:

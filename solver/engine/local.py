@@ -23,6 +23,7 @@ from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
 from solver.engine.task import REACHED, needs, outside, raise_to, read_part, window
 from solver.engine.writer import Writer
+from solver.runtime.parallel import in_order, threads
 from solver.runtime.progress import Progress, TaskEta
 from solver.storage.chunks import chunk_array, span
 from solver.storage.writing import PartialStore
@@ -66,7 +67,7 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                                     if donor is not None and donor.holds(t.a, t.b)})
     progress.left_of_plan(eta.left / eta.total)  # resumed, or borrowing: a part is left
     run["share"] = 0.0
-    spare = windowed.Spare()  # one reach window's bytes, kept from task to task
+    spare = windowed.Spare()  # one window's bytes, kept from task to task
     # the cache was sized beside the plan's largest task; a reach window kept larger (the
     # plan counts a task that fits at full speed by its far children: Connect-4 6x6 kept a
     # 7.95 GiB window beside a 23 MiB plan and peaked at 16.75 GiB under --memory 16), or
@@ -98,14 +99,16 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                     for hook in piece_hooks:
                         hook(t, lo, hi)
 
-                need = worker.choose(game, task, limit, needs(group, task), strategy).bytes
+                segments = needs(group, task)
+                mode = worker.choose(game, task, limit, segments, strategy)
+                need = mode.bytes + worker.solve_held(game, task, segments, mode, spare)
                 cache.resize(beside - max(0, need - largest))
                 tally = np.zeros(9, np.int64)
                 got = None if donor is None else borrowing.borrow(game, group, task, donor,
                                                                   tally=tally)
                 if got is None:
                     got = worker.solve(game, group, task, piece, limit=limit,
-                                       tally=tally, strategy=strategy)
+                                       tally=tally, strategy=strategy, spare=spare)
                 else:
                     record.borrowed(donor.path)
                     donated = True
@@ -114,11 +117,10 @@ def _run_tasks(game, group, cache, writer, p, record, progress, limit, run,
                 found += got
                 cache.drop_range(REACHED, chunk, task.a, task.b)  # read once, by this solve
                 left = cache.readers["value"]  # remoteness shares it
-                for c in reads[i]:  # values no later solve reads are dropped
-                    left[c] -= 1
-                    if left[c] == 0:
-                        cache.drop(("value", c))
-                        cache.drop(("remoteness", c))
+                left[reads[i]] -= 1  # values no later solve reads are dropped
+                for c in reads[i][left[reads[i]] == 0].tolist():
+                    cache.drop(("value", c))
+                    cache.drop(("remoteness", c))
             # recorded once its queued writes are in the store
             if phase == "reach":
                 reached.settle(lambda i=i: writer.submit(record.task, "reach", i, None))
@@ -145,14 +147,16 @@ def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dic
     cache holds 0.34x the hash at most instead of every task's values until its parents
     are solved."""
     count = np.zeros(-(-group.group["value"].shape[0] // chunk), np.int32)
-    reads: dict[int, list[int]] = {}
+    reads: dict[int, np.ndarray] = {}
     for i, task in enumerate(p.tasks):
         if i in record.done["solve"]:
             continue
-        mine: set[int] = set()
-        for _, x, y in outside(task, needs(group, task)):
-            mine.update(range(x // chunk, (y - 1) // chunk + 1))
-        reads[i] = sorted(mine)
+        parts = np.array([(x, y) for _, x, y in outside(task, needs(group, task))],
+                         np.int64).reshape(-1, 2)
+        first, last = parts[:, 0] // chunk, (parts[:, 1] - 1) // chunk
+        n = last - first + 1  # each part's chunks, first to last
+        at = np.repeat(first - np.cumsum(n) + n, n) + np.arange(n.sum())
+        reads[i] = np.unique(at).astype(np.int32)
         count[reads[i]] += 1
     for name in ("value", "remoteness"):
         cache.readers[name] = count
@@ -170,6 +174,29 @@ def _rate(done: int, n: int, positions: int, t0: float) -> str:
 # the most tasks whose records wait for a chunk that every one of them raised: what a
 # killed solve runs again at most, beside the chunks' own writes
 HELD_TASKS = 32
+
+
+# how a chunk to raise is had (CachedArray._source)
+HELD, COPY, PACKED, ZEROS, STORED = range(5)
+AHEAD = 4  # chunks being raised on the pool per thread, ahead of their bookkeeping
+
+
+def _raised(source: tuple, at: int, parts) -> np.ndarray:
+    """The chunk `source` (CachedArray._source) gives, raised by `parts` (it starts at
+    slot `at`); on any thread."""
+    how = source[0]
+    if how == HELD:
+        x = source[1]
+    elif how == COPY:
+        x = source[1].copy()
+    elif how == PACKED:
+        x = lent(source[1])
+    elif how == ZEROS:
+        x = np.zeros(source[1], source[2])
+    else:
+        x = read_part(*source[1:])
+    raise_to(x, at, parts)
+    return x
 
 
 class CachedArray:
@@ -190,6 +217,7 @@ class CachedArray:
         self.defer = writer is not None and hasattr(arr, "write_chunk")
         self.dirty: dict[int, list] = {}
         self.dirty_bytes = 0
+        self.lifted: dict[int, int] = {}  # chunks being raised: their held-back writes' `since`
         self.serial = 0
         self.waiting: deque = deque()
 
@@ -276,34 +304,70 @@ class CachedArray:
 
     def raise_chunk(self, c: int, parts) -> None:
         """Chunk `c` raised to at least the bytes of each (start, bytes) of `parts` and
-        written. In place where the cache holds it as it is and no write of it is queued:
-        a new chunk costs its page faults (allocations this large are mapped fresh,
-        solver/runtime/allocator.py), a copy and a count, as much as the marks it takes."""
-        ch, key = self.chunk, (self.name, c)
-        s, e = c * ch, min(self.n, (c + 1) * ch)
+        written (raise_chunks)."""
+        self.raise_chunks([(c, parts)])
+
+    def raise_chunks(self, jobs) -> None:
+        """Each chunk `c` of (c, parts) of `jobs` (distinct chunks) raised to at least the
+        bytes of each (start, bytes) of its parts and written. In place where the cache
+        holds it as it is and no write of it is queued: a new chunk costs its page faults
+        (allocations this large are mapped fresh, solver/runtime/allocator.py), a copy
+        and a count, as much as the marks it takes. The merges, and the unpacking or
+        reading they need, run on the pool, up to AHEAD chunks ahead of the bookkeeping
+        here (Connect-4 6x6's late reach tasks: 28 % of the time, on this thread alone,
+        2026-12-07)."""
+        def calls():
+            for c, parts in jobs:
+                yield self._source(c), c * self.chunk, parts
+
+        for (c, _), x in zip(jobs, in_order(_raised, calls(), AHEAD * threads()),
+                             strict=True):
+            self._keep(c, x)
+
+    def _source(self, c: int) -> tuple:
+        """Where chunk `c` comes from to be raised on the pool (`_raised`): the cache's
+        array, to change in place or to copy where a queued write holds it; held packed;
+        read from the store; or zeros. A held-back write of it waits for the raise, so
+        no write queued meanwhile (`_keep`'s) reads it half raised."""
+        key = (self.name, c)
+        held = self.dirty.pop(c, None)
+        if held is not None:
+            self.dirty_bytes -= held[2].nbytes
+            self.lifted[c] = held[1]
         x = self.cache.held(key)
         if x is not None:
             self.cache.hits += 1
-            if self.shared(key):
-                x = x.copy()
-        elif key in self.cache:  # held packed: unpacked into a new array
+            return (COPY if self.shared(key) else HELD), x
+        got = self.cache.lend(key)
+        if got is not None:  # held packed: unpacked into a new array
             self.cache.hits += 1
-            x = self.cache.get(key)
-        else:
-            x = self._load(c)
-        raise_to(x, s, parts)
+            return PACKED, got
+        if self.unwritten is not None and self.unwritten[c]:
+            return ZEROS, min(self.n, (c + 1) * self.chunk) - c * self.chunk, self.arr.dtype
+        self.cache.misses += 1
+        if self.writer is not None:
+            self.writer.wait([key])
+        return STORED, self.arr, c, self.n
+
+    def _keep(self, c: int, x: np.ndarray) -> None:
+        """Chunk `c`, raised as `x`, held and written."""
+        ch, key = self.chunk, (self.name, c)
+        s, e = c * ch, min(self.n, (c + 1) * ch)
         if self.unwritten is not None:
             self.unwritten[c] = False
         if self.defer:
             self.cache.put(key, x, owned=True, packed_later=True)
+            since = self.lifted.pop(c, None)
             if self.cache.held(key) is x:  # held: written once the tasks raising it end
                 self.cache.pinned.add(key)
-                got = self.dirty.pop(c, None)
-                if got is None:
-                    self.dirty_bytes += x.nbytes
-                self.dirty[c] = [self.serial, self.serial if got is None else got[1], x]
+                self.dirty_bytes += x.nbytes
+                self.dirty[c] = [self.serial, self.serial if since is None else since, x]
                 while self.dirty_bytes > self.cache.capacity // 2:
                     self._flush(next(iter(self.dirty)))  # the longest unraised first
+                return
+            if since is not None:  # no longer held back: written now
+                self.cache.pinned.discard(key)
+                self._write(c, x)
                 return
         if self.writer is None:
             self.arr[s:e] = x
@@ -314,7 +378,6 @@ class CachedArray:
         else:
             self.writer.submit(self.arr.__setitem__, slice(s, e), x, keys=[key])
             self.cache.put(key, x, owned=True)
-
 
     def _write(self, c: int, x: np.ndarray) -> None:
         """Queue chunk `c`'s write; it waits unpacked until its write gives the stored

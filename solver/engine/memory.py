@@ -163,6 +163,11 @@ def record_bytes(game: Game) -> int:
     return np.dtype(record_dtype(game.max_remoteness)).itemsize
 
 
+def records_bytes(game: Game, slots: int) -> int:
+    """A window of `slots` solve-time records."""
+    return slots * record_bytes(game)
+
+
 def stored_bytes(game: Game) -> int:
     """A stored remoteness."""
     return np.dtype(database.remoteness_dtype(game.max_remoteness)).itemsize

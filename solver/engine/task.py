@@ -17,8 +17,15 @@ import numpy as np
 
 from solver.engine.chunk_cache import lent
 from solver.engine.memory import WRITE
-from solver.kernels.records import join_records, nonzero_spans, record_summary, split_records
-from solver.runtime.parallel import blocks, in_order, run_each, threads
+from solver.kernels.records import (
+    join_records,
+    mark_slots,
+    record_summary,
+    spans_in,
+    split_records,
+)
+from solver.kernels.tiers import DIRTY
+from solver.runtime.parallel import in_order, run_each, threads
 
 
 @dataclass(frozen=True)
@@ -127,20 +134,29 @@ def needs(group, task: Task) -> tuple[tuple[int, int], ...]:
     except KeyError:
         return task.segments
     m = int(raw[0])
-    spans = [(task.a, task.b)] + list(zip(raw[2:2 + 2 * m:2].tolist(),
-                                          raw[3:3 + 2 * m:2].tolist(), strict=True))
-    return tuple(merge(spans))
+    starts = np.concatenate(([task.a], raw[2:2 + 2 * m:2]))
+    stops = np.concatenate(([task.b], raw[3:3 + 2 * m:2]))
+    return tuple(zip(*(x.tolist() for x in merged(starts, stops)), strict=True))
+
+
+def merged(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, stops) of the sorted disjoint intervals covering [starts[i], stops[i])
+    (intervals that touch joined). In numpy: a solve's start reads every task's child
+    ranges (Connect-4 6x6: 15 M of them)."""
+    if starts.size == 0:
+        return starts, stops
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], np.maximum.accumulate(stops[order])
+    new = np.flatnonzero(s[1:] > e[:-1]) + 1  # an interval past every earlier one's end
+    return s[np.r_[0, new]], e[np.r_[new - 1, e.size - 1]]
 
 
 def merge(spans):
     """Sorted disjoint intervals covering `spans`."""
-    out: list[list[int]] = []
-    for s, e in sorted(spans):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
+    if not spans:
+        return []
+    st, sp = merged(*(np.array(x, np.int64) for x in zip(*spans, strict=True)))
+    return list(zip(st.tolist(), sp.tolist(), strict=True))
 
 
 # -- its reads and writes of the store ---------------------------------------------------
@@ -221,11 +237,13 @@ def spans(far: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             far[np.concatenate((breaks, [far.size - 1]))] + 1)
 
 
-def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def push_window(arr, win, task: Task, hold, at: int = 0,
+                dirty: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Push the marks of the window (or of its slots at.., in win[]) outside the task's
     own range into the store (the larger byte wins, chunk by chunk; chunks without a mark
     are not touched). Returns the marked ranges (starts, stops), GAP apart: what the
-    solve phase reads."""
+    solve phase reads. `dirty` (a byte per 1 << DIRTY slots of a whole window, set where
+    the kernels marked) limits where marks are looked for."""
     chunk = arr.chunks[0]
     jobs: dict[int, list] = {}
     starts, stops = [], []
@@ -235,7 +253,7 @@ def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np
             continue
         w, x, y = lo, x + lo - w, x + hi - w
         part = win[w - at:w - at + y - x]
-        st, sp = marked_spans(part, GAP)
+        st, sp = marked_spans(part, GAP, None if dirty is None else _dirty_pieces(dirty, w, y - x))
         starts.append(st + x)
         stops.append(sp + x)
         for s0, e0 in zip((st + x).tolist(), (sp + x).tolist(), strict=True):
@@ -243,44 +261,72 @@ def push_window(arr, win, task: Task, hold, at: int = 0) -> tuple[np.ndarray, np
                 s, e = max(s0, c * chunk), min(e0, (c + 1) * chunk)
                 jobs.setdefault(c, []).append((s, part[s - x:e - x]))
     with hold(sorted(jobs)):
-        for c, marks in sorted(jobs.items()):
-            raise_chunk(arr, c, marks)
+        raise_chunks(arr, sorted(jobs.items()))
     if not starts:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     return np.concatenate(starts), np.concatenate(stops)
 
 
-def marked_spans(a: np.ndarray, gap: int) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, stops) of the runs of `a`'s nonzero bytes, closer than `gap` zeros merged:
-    nonzero_spans over blocks on the pool, runs that meet across a block's edge joined (a
-    child window is scanned whole after each task: 10 % of Connect-4 6x6's reach phase on
-    one thread)."""
-    parts = blocks(0, a.size, 1 << 22)
-    rooms = [(np.empty((b - s) // (gap + 1) + 1, np.int64),
-              np.empty((b - s) // (gap + 1) + 1, np.int64)) for s, b in parts]
-    found = run_each(nonzero_spans, [(a[s:b], gap, st, sp)
-                                     for (s, b), (st, sp) in zip(parts, rooms, strict=True)])
-    starts = np.concatenate([st[:m] + s for (s, _), (st, _), m in zip(parts, rooms, found,
-                                                                       strict=True)])
-    stops = np.concatenate([sp[:m] + s for (s, _), (_, sp), m in zip(parts, rooms, found,
-                                                                      strict=True)])
-    if len(parts) > 1 and starts.size > 1:
+def _dirty_pieces(dirty: np.ndarray, w: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) of the runs of dirty blocks over window slots [w, w + n), as offsets from w."""
+    b0, b1 = w >> DIRTY, ((w + n - 1) >> DIRTY) + 1
+    flags = np.zeros(b1 - b0 + 2, np.int8)
+    flags[1:-1] = dirty[b0:b1] != 0
+    edges = np.flatnonzero(np.diff(flags))
+    lo = np.maximum((edges[::2] + b0) << DIRTY, w) - w
+    hi = np.minimum((edges[1::2] + b0) << DIRTY, w + n) - w
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def marked_spans(a: np.ndarray, gap: int, pieces: tuple[np.ndarray, np.ndarray] | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, stops) of the runs of `a`'s nonzero bytes, closer than `gap` zeros merged,
+    looked for in `pieces` (lo, hi: sorted, disjoint, holding every nonzero byte; default
+    all of `a`): nonzero_spans over blocks of them on the pool, runs that meet across a
+    block's edge joined (a child window scanned whole after each task: 10 % of Connect-4
+    6x6's reach phase on one thread)."""
+    step = 1 << 22
+    if pieces is None:
+        lo, hi = np.array([0], np.int64), np.array([a.size], np.int64)
+    else:
+        lo, hi = pieces
+    n = -(-(hi - lo) // step)  # pieces cut into blocks of at most `step`
+    first = np.repeat(lo, n) + step * (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))
+    last = np.minimum(first + step, np.repeat(hi, n))
+    if first.size == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    sizes = last - first
+    total = int(sizes.sum())
+    # groups of blocks for the pool: 4M slots each, at least a group a thread past 1M
+    k = -(-total // step) if total >= 1 << 20 else 1
+    k = max(1, min(first.size, max(k, threads() if total >= 1 << 20 else 1)))
+    cuts = np.searchsorted(np.cumsum(sizes), total * np.arange(1, k) // k, side="right")
+    calls = []
+    for f, g in zip(np.split(first, cuts), np.split(last, cuts), strict=True):
+        room = int(((g - f) // (gap + 1) + 1).sum())
+        calls.append((a, gap, f, g, np.empty(room, np.int64), np.empty(room, np.int64)))
+    found = run_each(spans_in, calls)
+    starts = np.concatenate([c[4][:m] for c, m in zip(calls, found, strict=True)])
+    stops = np.concatenate([c[5][:m] for c, m in zip(calls, found, strict=True)])
+    if first.size > 1 and starts.size > 1:
         new = np.flatnonzero(starts[1:] - stops[:-1] > gap)
         starts, stops = starts[np.r_[0, new + 1]], stops[np.r_[new, stops.size - 1]]
     return starts, stops
 
 
-def raise_chunk(arr, c: int, parts) -> None:
-    """Chunk `c` of a 1-d store array raised as raise_to raises it by `parts`, and written
-    (the array's own way where it has one: the cache's in place)."""
-    if hasattr(arr, "raise_chunk"):
-        arr.raise_chunk(c, parts)
+def raise_chunks(arr, jobs) -> None:
+    """Each chunk `c` of (c, parts) of `jobs` of a 1-d store array raised as raise_to
+    raises it by `parts`, and written (the array's own way where it has one: the cache's,
+    in place and on the pool)."""
+    if hasattr(arr, "raise_chunks"):
+        arr.raise_chunks(jobs)
         return
     chunk = arr.chunks[0]
-    lo, hi = c * chunk, min(arr.shape[0], (c + 1) * chunk)
-    cur = arr[lo:hi]
-    raise_to(cur, lo, parts)
-    arr[lo:hi] = cur
+    for c, parts in jobs:
+        lo, hi = c * chunk, min(arr.shape[0], (c + 1) * chunk)
+        cur = arr[lo:hi]
+        raise_to(cur, lo, parts)
+        arr[lo:hi] = cur
 
 
 def raise_to(x: np.ndarray, at: int, parts) -> None:
@@ -289,8 +335,7 @@ def raise_to(x: np.ndarray, at: int, parts) -> None:
     of slots (far children)."""
     for part in parts:
         if isinstance(part, np.ndarray):
-            i = part - at
-            x[i] = np.maximum(x[i], 1)
+            mark_slots(x, part, at)
             continue
         s, marks = part
         view = x[s - at:s - at + marks.size]
@@ -362,17 +407,27 @@ def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
             _join(read_part(value_arr, c, n, vbuf[:size]),
                   read_part(rem_arr, c, n, rbuf[:size]), win, pieces)
         return
-    bufs = threading.local()  # a thread's unpacking buffers, used again chunk to chunk
-
     def one(vgot, rgot, pieces) -> None:
-        if not hasattr(bufs, "v"):
-            bufs.v, bufs.r = np.empty(chunk, value_arr.dtype), np.empty(chunk, rem_arr.dtype)
-        _join(lent(vgot, bufs.v), lent(rgot, bufs.r), win, pieces)
+        _join(lent(vgot, _buffer("v", chunk, value_arr.dtype)),
+              lent(rgot, _buffer("r", chunk, rem_arr.dtype)), win, pieces)
 
     # lent here (the cache is this thread's), unpacked there
     calls = ((value_arr.lend(c), rem_arr.lend(c), pieces) for c, pieces in by_chunk)
     for _ in in_order(one, calls, 2 * threads()):
         pass
+
+
+_buffers = threading.local()  # a thread's unpacking buffers, used again task to task
+
+
+def _buffer(name: str, n: int, dtype) -> np.ndarray:
+    """This thread's buffer `name` of n elements of `dtype` (a new one where it has none
+    such): fresh buffers each task cost their pages zeroed again (Connect-4 6x6's solve)."""
+    got = getattr(_buffers, name, None)
+    if got is None or got.size != n or got.dtype != dtype:
+        got = np.empty(n, dtype)
+        setattr(_buffers, name, got)
+    return got
 
 
 def _by_chunk(parts, chunk: int) -> list[tuple[int, list[tuple[int, int, int]]]]:

@@ -35,15 +35,17 @@ from solver.engine.task import (
     write_records,
 )
 from solver.kernels.records import record_dtype
+from solver.kernels.tiers import DIRTY
 from solver.runtime.parallel import run_apart, run_blocks, threads
 
 
 class Spare:
-    """A zeroed byte buffer kept from one reach window to the next. A new window each task
-    cost a page fault and a page zeroed by the kernel for every 4 KiB its kernels wrote,
-    and an unmap with its TLB shootdowns when dropped (Connect-4 6x6: 27 % of the CPU in
-    the kernel, 2026-12-06-connect4-6x6-run.md); a kept one is cleared where the task
-    marked it, which push_window's spans say."""
+    """A byte buffer kept from one task's window to the next: zeroed for a reach window,
+    as it is for a solve's records. A new window each task cost a page fault and a page
+    zeroed by the kernel for every 4 KiB its kernels wrote, and an unmap with its TLB
+    shootdowns when dropped (Connect-4 6x6's reach: 27 % of the CPU in the kernel,
+    2026-12-06-connect4-6x6-run.md; its solve: 17 % zeroing pages, 2026-12-07); a kept
+    reach window is cleared where the task marked it, which push_window's spans say."""
 
     def __init__(self):
         self.buf = np.zeros(0, np.uint8)
@@ -59,12 +61,29 @@ class Spare:
         self.dirty = True
         return self.buf[:n]
 
+    def empty(self, n: int, dtype) -> np.ndarray:
+        """n elements of `dtype`, holding whatever was there (the buffer is made anew where
+        it is too small or over twice their bytes: `held`)."""
+        size = n * np.dtype(dtype).itemsize
+        if self.held(size) != self.buf.size:
+            self.buf = np.zeros(0, np.uint8)  # the old one goes before the new is made
+            self.buf = np.empty(size, np.uint8)
+        self.dirty = True
+        return self.buf[:size].view(dtype)
+
+    def held(self, size: int) -> int:
+        """The bytes the buffer holds once `empty` gave `size` of them."""
+        return self.buf.size if size <= self.buf.size <= 2 * size + SLACK else size
+
     def clean(self) -> None:
         """The caller has zeroed every byte it wrote."""
         self.dirty = False
 
     def drop(self) -> None:
         self.buf, self.dirty = np.zeros(0, np.uint8), False
+
+
+SLACK = 64 << 20  # a kept solve window this much over twice a task's is still used
 
 
 def clear_spans(win: np.ndarray, task: Task, starts: np.ndarray, stops: np.ndarray) -> None:
@@ -86,19 +105,20 @@ def reach(game: Game, group, task: Task, lock, bad,
     arr = group[REACHED]
     gstart, gstop, woff, obase, slots = window(task)
     win = np.zeros(slots, np.uint8) if spare is None else spare.zeros(slots)
+    dirty = np.zeros((slots >> DIRTY) + 1, np.uint8)  # blocks of marks outside a tier
     own = win[task.a + obase:task.b + obase]
     own_marks(arr, game, task.a, task.b, own)
     ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
 
     def step(lo: int, hi: int) -> int:
-        new = run_blocks(k.forward, (ctx, win, gstart, gstop, woff), lo, hi, obase, lo, hi,
-                         mc, ss)
+        new = run_blocks(k.forward, (ctx, win, dirty, gstart, gstop, woff), lo, hi, obase,
+                         lo, hi, mc, ss)
         if new < 0:
             raise bad
         return new
 
     parents_first(task, step)
-    starts, stops = push_window(arr, win, task, holder(lock))
+    starts, stops = push_window(arr, win, task, holder(lock), dirty=dirty)
     kept = own.copy()  # the store queues what it is given, unchanged after
     if spare is None:
         win = own = None  # the window goes before the own bytes are stored
@@ -118,10 +138,10 @@ def tell(on_piece, pieces) -> None:
 
 
 def solve(game: Game, group, task: Task, segments, lean: bool, bad, on_piece=None,
-          lock=None, tally: np.ndarray | None = None) -> int:
-    """The task solved in a window over `segments`; returns the positions it decided.
-    The task's range is written at the end, once per chunk (a write re-encodes whole
-    chunks) and WRITE positions at a time."""
+          lock=None, tally: np.ndarray | None = None, spare: Spare | None = None) -> int:
+    """The task solved in a window over `segments` (in `spare`'s buffer where one is
+    given); returns the positions it decided. The task's range is written at the end, once
+    per chunk (a write re-encodes whole chunks) and WRITE positions at a time."""
     from solver.kernels.codegen import kernels
 
     k = kernels(game.module, TEMPLATE)
@@ -129,7 +149,7 @@ def solve(game: Game, group, task: Task, segments, lean: bool, bad, on_piece=Non
     dtype = record_dtype(game.max_remoteness)
     gstart, gstop, woff, obase, slots = window(task, segments)
     value_arr, rem_arr = group["value"], group["remoteness"]
-    win = np.empty(slots, dtype)
+    win = np.empty(slots, dtype) if spare is None else spare.empty(slots, dtype)
     load_records(win, outside(task, segments), value_arr, rem_arr, dtype)
     reached = group[REACHED][task.a:task.b]
     run_blocks(k.mark_primitives, (win, reached), task.a, task.b, obase, task.a)

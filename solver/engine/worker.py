@@ -91,24 +91,38 @@ def _needs(group, task: Task, starts: np.ndarray, stops: np.ndarray) -> None:
 
 
 def solve(game: Game, group, task: Task, on_piece=None, lock=None, limit: int = 0,
-          tally: np.ndarray | None = None, strategy: Strategy | None = None) -> int:
+          tally: np.ndarray | None = None, strategy: Strategy | None = None,
+          spare: windowed.Spare | None = None) -> int:
     """Phase 2 of a task; returns the positions it decided. `on_piece(tier, lo, hi)` hears
     of each piece written; `tally` (int64[9], when given) gains the count of each value
     code written and, in its last slot, the largest remoteness. Its mode (memory.strategy within
     `limit`, or as `strategy` forces): its window of records at full speed, lean, or
-    paged."""
+    paged. A window is `spare`'s buffer where one is given (a run of tasks in one
+    process)."""
     segments = needs(group, task)
     mode = choose(game, task, limit, segments, strategy)
     bad = _bad(game, task)
     if mode.solve != PAGED:
         return windowed.solve(game, group, task, segments, mode.solve == memory.LEAN, bad,
-                              on_piece, lock, tally)
+                              on_piece, lock, tally, spare)
+    if spare is not None:
+        spare.drop()  # the paged mode's bytes are planned without it
     value_arr, rem_arr = group["value"], group["remoteness"]
     decided = paged.solve(game, group, task, segments, limit, lambda rec, base, lo, hi:
                           write_records(rec, -base, lo, hi, value_arr, rem_arr, lock, tally),
                           mode.parts)
     windowed.tell(on_piece, task.pieces)
     return decided
+
+
+def solve_held(game: Game, task: Task, segments, mode: Strategy,
+               spare: windowed.Spare) -> int:
+    """The bytes of `spare` held beyond the task's own window while its solve (in `mode`,
+    over `segments`) runs."""
+    if mode.solve == PAGED:
+        return 0
+    size = memory.records_bytes(game, window(task, segments)[4])
+    return spare.held(size) - size
 
 
 def warm_kernels(game: Game) -> None:
@@ -121,7 +135,7 @@ def warm_kernels(game: Game) -> None:
     reached = np.zeros(1, np.uint8)
     win = np.zeros(1, dt)
     seg = (np.zeros(1, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64))
-    k.forward(ctx, reached, *seg, 0, 0, 0, 0, 0, mc, ss)
+    k.forward(ctx, reached, reached, *seg, 0, 0, 0, 0, 0, mc, ss)
     k.mark_primitives(win, reached, 0, 0, 0, 0)
     k.combine_tier(ctx, win, *seg, 0, 0, 0, mc, ss, game.puzzle)
     k.winlose_tier(ctx, win, *seg, 0, 0, 0, 1, mc, ss)

@@ -158,6 +158,30 @@ def join_records(value, remoteness, out):
 
 
 @njit(cache=True, nogil=True)
+def mark_slots(x, slots, at):
+    """x[h - at] raised to at least 1 for each h of `slots` (far children pushed into a
+    chunk of reach bytes: numpy's gather, maximum and scatter made three arrays a call)."""
+    for j in range(slots.shape[0]):
+        i = slots[j] - at
+        x[i] = max(x[i], 1)
+
+
+@njit(cache=True, nogil=True)
+def spans_in(a, gap, lo, hi, starts, stops):
+    """nonzero_spans of each a[lo[i]:hi[i]] in turn, as indices of `a`, into starts/stops
+    (room for the sum of (hi[i] - lo[i]) // (gap + 1) + 1); returns how many. Spans of
+    different pieces are not merged."""
+    m = 0
+    for i in range(lo.shape[0]):
+        k = nonzero_spans(a[lo[i]:hi[i]], gap, starts[m:], stops[m:])
+        for j in range(m, m + k):
+            starts[j] += lo[i]
+            stops[j] += lo[i]
+        m += k
+    return m
+
+
+@njit(cache=True, nogil=True)
 def nonzero_spans(a, gap, starts, stops):
     """The runs of a holding its nonzero bytes, closer than `gap` zeros merged, into
     starts/stops (room for a.shape[0] // (gap + 1) + 1 each); returns how many.
