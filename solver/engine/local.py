@@ -136,7 +136,7 @@ def _window_held(spare: windowed.Spare, game: Game, task, limit: int, forced) ->
     window, drops it for the other modes)."""
     if worker.choose(game, task, limit, forced=forced).reach != memory.WINDOW:
         return 0
-    return max(spare.buf.size, window(task)[4])
+    return spare.held(window(task)[4])
 
 
 def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dict:

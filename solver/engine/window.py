@@ -62,18 +62,18 @@ class Spare:
         return self.buf[:n]
 
     def empty(self, n: int, dtype) -> np.ndarray:
-        """n elements of `dtype`, holding whatever was there (the buffer is made anew where
-        it is too small or over twice their bytes: `held`)."""
+        """n elements of `dtype`, holding whatever was there (the buffer grows to the
+        largest asked for: tasks of a level alternate between small windows and large)."""
         size = n * np.dtype(dtype).itemsize
-        if self.held(size) != self.buf.size:
+        if size > self.buf.size:
             self.buf = np.zeros(0, np.uint8)  # the old one goes before the new is made
             self.buf = np.empty(size, np.uint8)
         self.dirty = True
         return self.buf[:size].view(dtype)
 
     def held(self, size: int) -> int:
-        """The bytes the buffer holds once `empty` gave `size` of them."""
-        return self.buf.size if size <= self.buf.size <= 2 * size + SLACK else size
+        """The bytes the buffer holds once `empty` or `zeros` gave `size` of them."""
+        return max(self.buf.size, size)
 
     def clean(self) -> None:
         """The caller has zeroed every byte it wrote."""
@@ -81,9 +81,6 @@ class Spare:
 
     def drop(self) -> None:
         self.buf, self.dirty = np.zeros(0, np.uint8), False
-
-
-SLACK = 64 << 20  # a kept solve window this much over twice a task's is still used
 
 
 def clear_spans(win: np.ndarray, task: Task, starts: np.ndarray, stops: np.ndarray) -> None:
