@@ -196,16 +196,22 @@ def test_plan_command(capsys):
 
 
 def test_chunk_cache_packs_sparse_chunks_and_gives_back_the_same_bytes():
-    """A sparse chunk is held packed (far smaller) and a dense one as it is; both read
-    back exactly, a changed chunk put back is what later reads see, and eviction counts
-    the bytes held."""
+    """A sparse chunk is held packed (far smaller) once the cache is past ROOM, as it is
+    before, and a dense one as it is; both read back exactly, a changed chunk put back is
+    what later reads see, and eviction counts the bytes held."""
+    from solver.engine.chunk_cache import ROOM
+
     rng = np.random.default_rng(5)
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[rng.choice(sparse.size, 1000, replace=False)] = rng.integers(1, 200, 1000)
     dense = rng.integers(0, 200, 1 << 16).astype(np.uint8)
-    held = ChunkCache(1 << 20)
-    held.put(("value", 0), sparse)
+    roomy = ChunkCache(1 << 20)
+    roomy.put(("value", 0), sparse)
+    assert roomy.used == sparse.nbytes  # room for it as it is: no unpacking on reads
+    held = ChunkCache(dense.nbytes + sparse.nbytes // 4)
     held.put(("value", 1), dense)
+    assert held.used + sparse.nbytes > ROOM * held.capacity
+    held.put(("value", 0), sparse)
     assert held.used < dense.nbytes + sparse.nbytes // 8
     assert np.array_equal(held.get(("value", 0)), sparse)
     assert np.array_equal(held.get(("value", 1)), dense)
@@ -505,7 +511,7 @@ def test_a_packed_chunk_is_unpacked_into_the_callers_buffer():
     """A solve reads thousands of child chunks a task: one held packed is unpacked into
     the buffer the reader passes (no new array, so no fresh pages, a chunk), one held as
     it is is lent, and either reads back exactly."""
-    cache = ChunkCache(1 << 24)
+    cache = ChunkCache(5 << 14)  # past ROOM with the sparse chunk: it is packed
     sparse = np.zeros(1 << 16, np.uint8)
     sparse[::97] = 5
     dense = np.random.default_rng(10).integers(1, 200, 1 << 16).astype(np.uint8)

@@ -7,8 +7,8 @@ import numpy as np
 
 SPARSE = 4  # a chunk with under 1/SPARSE of its bytes nonzero is cached packed
 STRIDE = 61  # the elements a large chunk's density is judged by (a prime: no aliasing)
-# a raised sparse chunk stays unpacked while the cache holds under this share of its
-# capacity: its next raise then needs no unpacking (Connect-4 6x6's late reach tasks, each
+# a sparse chunk stays unpacked while the cache holds under this share of its capacity:
+# its next read or raise then needs no unpacking (Connect-4 6x6's late reach tasks, each
 # raising child chunks that the tasks before it raised: +28 % tasks, 2026-12-06)
 ROOM = 0.75
 
@@ -92,11 +92,14 @@ class ChunkCache:
 
     def put(self, key, x: np.ndarray, owned: bool = False, packed_later: bool = False) -> None:
         """Hold chunk `x` (a copy, unless `owned`: the caller gives it up and nobody
-        changes it after, so it is kept as it is). A sparse one is packed, unless
-        `packed_later`: its store write will hand its stored bytes to `repack`."""
+        changes it after, so it is kept as it is). A sparse one is packed once the cache
+        is past ROOM (each read of a packed chunk unpacks it: Connect-4 6x6's solve phase
+        spent 35 % of its CPU in LZ4 with the cache a third full), unless `packed_later`:
+        its store write will hand its stored bytes to `repack`."""
         if not self.wanted(key) or self.data.get(key) is x:  # x: changed in place
             return
-        if not packed_later and sparse(x):
+        if (not packed_later and self.used + x.nbytes > ROOM * self.capacity
+                and sparse(x)):
             got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size,
                    self.codec.decode)
         else:
