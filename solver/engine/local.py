@@ -252,15 +252,33 @@ class CachedArray:
         self.cache.put(key, x, owned=True)
         return x
 
-    def _load(self, c: int) -> np.ndarray:
-        """Chunk `c` from the store (zeros where this run never wrote it), in a new array
-        (unpacked straight into it: no copy)."""
+    def read_once(self, lo: int, hi: int) -> np.ndarray:
+        """The slots [lo, hi), read once (a solve's own reach bytes): a chunk the cache does
+        not hold is read from the store straight into the result and not kept (kept, it was
+        packed for the cache and dropped unread: 14 % of 6x6's solve phase)."""
+        out = np.empty(hi - lo, self.arr.dtype)
+        for c in range(lo // self.chunk, (hi - 1) // self.chunk + 1 if hi > lo else 0):
+            s, e = c * self.chunk, min(self.n, (c + 1) * self.chunk)
+            got = self.cache.lend((self.name, c))
+            if got is None and lo <= s and e <= hi:
+                self._load(c, out[s - lo:e - lo])
+            else:
+                self._copy(out, lo, hi, c, self._load(c) if got is None else lent(got))
+        return out
+
+    def _load(self, c: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Chunk `c` from the store (zeros where this run never wrote it), in `out` where
+        given, else in a new array (unpacked straight into it: no copy)."""
         if self.unwritten is not None and self.unwritten[c]:
-            return np.zeros(min(self.n, (c + 1) * self.chunk) - c * self.chunk, self.arr.dtype)
+            size = min(self.n, (c + 1) * self.chunk) - c * self.chunk
+            if out is None:
+                return np.zeros(size, self.arr.dtype)
+            out[:] = 0
+            return out
         self.cache.misses += 1
         if self.writer is not None:
             self.writer.wait([(self.name, c)])
-        return read_part(self.arr, c, self.n)
+        return read_part(self.arr, c, self.n, out)
 
     def _copy(self, out, lo, hi, c, x) -> None:
         s = c * self.chunk

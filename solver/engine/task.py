@@ -450,6 +450,11 @@ def _join(v: np.ndarray, r: np.ndarray, win: np.ndarray, pieces) -> None:
         join_records(v[x:y], r[x:y], win[w:w + y - x])
 
 
+def read_once(arr, lo: int, hi: int) -> np.ndarray:
+    """Slots [lo, hi) of a 1-d store array, read once (a chunk cache does not keep them)."""
+    return arr.read_once(lo, hi) if hasattr(arr, "read_once") else arr[lo:hi]
+
+
 def read_part(arr, c: int, n: int, out: np.ndarray | None = None) -> np.ndarray:
     """Chunk `c` of a 1-d store array, to read only (a cached one is lent, not copied),
     in `out` where given and the array reads chunks."""

@@ -29,6 +29,7 @@ from solver.engine.task import (
     parents_first,
     push_window,
     put,
+    read_once,
     runs,
     side_by_side,
     window,
@@ -148,7 +149,7 @@ def solve(game: Game, group, task: Task, segments, lean: bool, bad, on_piece=Non
     value_arr, rem_arr = group["value"], group["remoteness"]
     win = np.empty(slots, dtype) if spare is None else spare.empty(slots, dtype)
     load_records(win, outside(task, segments), value_arr, rem_arr, dtype)
-    reached = group[REACHED][task.a:task.b]
+    reached = read_once(group[REACHED], task.a, task.b)
     run_blocks(k.mark_primitives, (win, reached), task.a, task.b, obase, task.a)
     del reached
     seg = (gstart, gstop, woff)
