@@ -285,10 +285,10 @@ class Record:
     def flush(self, now: bool = True) -> None:
         """The record stored (at most every second unless `now`), after the chunk files
         this process wrote are on disk: one sync a second, not one a task (6x6's late reach
-        tasks, several a second: 11 % of the writer thread's time)."""
+        tasks, several a second: 11 % of the writer thread's time). Its tasks' files were
+        all written before the record is taken, so the sync after it covers them."""
         if not now and time.monotonic() - self.last < 1.0:
             return
-        sync_written()  # the finished tasks' chunk files on disk before any record of them
         self.last = time.monotonic()
         self.runs[-1].update(wall_seconds=round(self.last - self.clock[0], 1),
                              cpu_seconds=round(time.process_time() - self.clock[1], 1),
@@ -299,6 +299,9 @@ class Record:
         attrs["recent_tasks"] = self.recent
         if self.small:
             attrs["tiers_done"] = sorted(set(self.tiers_done))
+        # the chunk files of every task in this record on disk before it is stored: a task
+        # recorded on the writer thread after the record was taken waits for the next one
+        sync_written()
         self.store.set_attrs(**attrs)
 
 
