@@ -128,29 +128,47 @@ def interrupted(tmp_path, monkeypatch, stop):
 
 
 def test_a_task_is_recorded_only_once_its_chunk_files_are_synced(tmp_path, monkeypatch):
-    """Every store of the record that names finished tasks comes after the fsync of every
-    chunk file written before it (Record.flush syncs them once a second, not a task)."""
+    """Every store of the record comes after a sync of every chunk file written before the
+    record was taken (Record.flush syncs them once a second, not a task): the chunk writes
+    are counted, and each thread notes how many there were when it took a record and when
+    its sync began (records are taken and stored on the writer thread and the main one)."""
+    import threading
+
     from solver.storage import chunks
     from solver.storage.writing import PartialStore
 
-    synced, stored = set(), []
-    real_fsync, real_set = os.fsync, PartialStore.set_attrs
+    writes = []
 
-    def fsync(fd):
-        synced.add(os.readlink(f"/proc/self/fd/{fd}"))
-        real_fsync(fd)
+    class Written(set):
+        def add(self, path):
+            writes.append(path)
+            super().add(path)
+
+    taken, synced, stored = {}, {}, []
+    real_sync, real_bits, real_set = manager.sync_written, manager._bits, PartialStore.set_attrs
+
+    def sync():
+        mark = len(writes)
+        real_sync()
+        synced[threading.get_ident()] = mark
+
+    def bits(done, n):
+        taken[threading.get_ident()] = len(writes)
+        return real_bits(done, n)
 
     def set_attrs(self, **kw):
         if "reach_done" in kw:
-            unsynced = {p for p in chunks._written if os.path.realpath(p) not in synced}
-            stored.append(len(unsynced))
+            me = threading.get_ident()
+            stored.append(taken[me] <= synced.get(me, -1))
         real_set(self, **kw)
 
-    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(chunks, "_written", Written())
+    monkeypatch.setattr(manager, "sync_written", sync)
+    monkeypatch.setattr(manager, "_bits", bits)
     monkeypatch.setattr(PartialStore, "set_attrs", set_attrs)
     game = get_game("connect4", C4)
     manager.solve_into(game, tmp_path / "db", fresh=True, max_task=1 << 12)
-    assert len(stored) >= 2 and not any(stored)
+    assert writes and len(stored) >= 2 and all(stored)
 
 
 def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkeypatch):
