@@ -5,6 +5,7 @@ methods' bytes."""
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -523,6 +524,56 @@ def test_a_packed_chunk_is_unpacked_into_the_callers_buffer():
     lent = cache.get(("value", 1), buf)
     assert lent is not buf and np.array_equal(lent, dense)
     assert cache.get(("value", 0), np.empty(10, np.uint8)).size == sparse.size
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="Linux's mappings")
+def test_packed_chunks_take_no_memory_mapping_each():
+    """A packed chunk lies in a block of its own size: packed where a codec shrank a
+    block of the chunk's size, each kept a mapping of its own, and past the process's
+    limit of them (65,530) glibc served every large block from the heap, whose holes are
+    kept (Connect-4 6x6: 16.48 GiB resident under --memory 16)."""
+    from numcodecs import Blosc
+
+    from solver.runtime.allocator import map_large_blocks
+
+    map_large_blocks()  # as the command does
+    sparse = np.zeros(1 << 20, np.uint8)
+    sparse[::97] = 5
+    codec = Blosc("lz4", 1, Blosc.SHUFFLE)
+    cache = ChunkCache(48 << 20)
+    cache.put(("reached", 0), np.ones(37 << 20, np.uint8))  # past ROOM: sparse ones packed
+
+    def mappings():
+        return len(Path("/proc/self/maps").read_text().splitlines())
+
+    before = mappings()
+    for c in range(1000):
+        cache.put(("value", c), sparse)
+    for c in range(1000, 2000):  # a write's own packed bytes, as the store gave them
+        cache.put(("value", c), sparse, owned=True, packed_later=True)
+        cache.repack(("value", c), sparse, codec.encode(sparse), codec.decode)
+    assert len(cache.data) == 2001 and cache.used < (37 << 20) + 2000 * 8000
+    assert mappings() - before < 100
+    assert np.array_equal(cache.get(("value", 1999)), sparse)
+
+
+def test_the_cache_holds_at_most_its_share_of_the_mappings():
+    """Blocks of allocator.LARGE bytes or more are mapped one by one: the cache holds no
+    more of them than its share of the process's limit, whatever its byte capacity."""
+    from solver.runtime.allocator import LARGE
+
+    cache = ChunkCache(1 << 30)
+    cache.most_mapped = 5
+    dense = np.random.default_rng(12).integers(1, 200, LARGE).astype(np.uint8)
+    small = dense[:LARGE // 2]
+    for c in range(8):
+        cache.put(("value", c), dense)
+    for c in range(3):  # smaller blocks come from the heap: not counted
+        cache.put(("remoteness", c), small)
+    assert cache.mapped == 5 and len(cache.data) == 8
+    assert [c for name, c in cache.data if name == "value"] == [3, 4, 5, 6, 7]
+    cache.drop(("value", 7))
+    assert cache.mapped == 4 and cache.used == 4 * LARGE + 3 * (LARGE // 2)
 
 
 def test_a_smaller_capacity_evicts_down_to_it_around_the_pinned():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solver.runtime.allocator import LARGE, mapping_limit
+
 SPARSE = 4  # a chunk with under 1/SPARSE of its bytes nonzero is cached packed
 STRIDE = 61  # the elements a large chunk's density is judged by (a prime: no aliasing)
 # a sparse chunk stays unpacked while the cache holds under this share of its capacity:
@@ -35,6 +37,16 @@ def _nbytes(got) -> int:
     return got.nbytes if isinstance(got, np.ndarray) else len(got[0])
 
 
+def own_size(packed) -> np.ndarray:
+    """Packed bytes in a block of their own size. A codec packs into a block of the whole
+    chunk's size and shrinks it, and glibc shrinks a block it mapped apart (over LARGE)
+    where it lies, so each packed chunk kept a mapping of its own: Connect-4 6x6's solve
+    held 23,000 such 4-124 KiB mappings within minutes, and past vm.max_map_count
+    (65,530) every large block came from the heap, whose holes are kept (16.48 GiB
+    resident under `--memory 16`)."""
+    return np.frombuffer(packed, np.uint8).copy()
+
+
 class ChunkCache:
     """Store chunks (reach bytes, values, remoteness) a single-process solve keeps, so a
     task reads its own pending reach bytes and its child ranges without going through the
@@ -57,6 +69,10 @@ class ChunkCache:
         self.hits = self.misses = 0
         self.readers: dict[str, np.ndarray] = {}  # name -> later reads left per chunk
         self.pinned: set = set()  # chunks held changed and not yet written: never evicted
+        # held blocks of LARGE bytes or more, each a mapping of its own: at most half the
+        # process's limit, so its other large blocks are mapped too (a byte budget of
+        # packed chunks could hold far more of them)
+        self.mapped, self.most_mapped = 0, mapping_limit() // 2
 
     def wanted(self, key) -> bool:
         """Whether a later task reads the chunk (every chunk of an array without counts)."""
@@ -100,7 +116,7 @@ class ChunkCache:
             return
         if (not packed_later and self.used + x.nbytes > ROOM * self.capacity
                 and sparse(x)):
-            got = (self.codec.encode(np.ascontiguousarray(x)), x.dtype, x.size,
+            got = (own_size(self.codec.encode(np.ascontiguousarray(x))), x.dtype, x.size,
                    self.codec.decode)
         else:
             got = x if owned else x.copy()
@@ -116,13 +132,13 @@ class ChunkCache:
                 or self.used < ROOM * self.capacity):
             return  # changed or replaced since, worth holding as it is, or room for it
         self.drop(key)
-        self._hold(key, (stored, x.dtype, x.size, unpack))
+        self._hold(key, (own_size(stored), x.dtype, x.size, unpack))
 
     def _hold(self, key, got) -> None:
         if _nbytes(got) > self.capacity:
             return
         self.data[key] = got
-        self.used += _nbytes(got)
+        self._count(got, 1)
         self._evict()
 
     def resize(self, capacity: int) -> None:
@@ -130,9 +146,14 @@ class ChunkCache:
         self.capacity = max(0, capacity)
         self._evict()
 
+    def _count(self, got, sign: int) -> None:
+        n = _nbytes(got)
+        self.used += sign * n
+        self.mapped += sign * (n >= LARGE)
+
     def _evict(self) -> None:
         moved = 0
-        while self.used > self.capacity and self.data:
+        while (self.used > self.capacity or self.mapped > self.most_mapped) and self.data:
             k, y = self.data.popitem(last=False)
             if k in self.pinned:  # not yet written: to the back, evictable once it is
                 self.data[k] = y
@@ -140,12 +161,12 @@ class ChunkCache:
                 if moved > len(self.pinned):  # nothing but pinned chunks left
                     break
                 continue
-            self.used -= _nbytes(y)
+            self._count(y, -1)
 
     def drop(self, key) -> None:
         x = self.data.pop(key, None)
         if x is not None:
-            self.used -= _nbytes(x)
+            self._count(x, -1)
 
     def drop_range(self, name: str, chunk: int, a: int, b: int) -> None:
         """Forget the chunks of `name` that lie wholly inside [a, b)."""

@@ -26,3 +26,13 @@ def map_large_blocks() -> bool:
         return False
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
     return bool(mallopt(M_MMAP_THRESHOLD, LARGE))
+
+
+def mapping_limit() -> int:
+    """The memory mappings a process may hold (vm.max_map_count; Linux's default where it
+    cannot be read). Past it a block over LARGE comes from the heap, whose holes are kept."""
+    try:
+        with open("/proc/sys/vm/max_map_count") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 65530
