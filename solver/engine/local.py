@@ -21,7 +21,7 @@ from solver.engine import window as windowed
 from solver.engine.chunk_cache import ChunkCache, lent
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
-from solver.engine.task import REACHED, needs, outside, raise_to, read_part, window
+from solver.engine.task import REACHED, expand, needs, outside, raise_to, read_part, window
 from solver.engine.writer import Writer
 from solver.runtime.parallel import in_order, threads
 from solver.runtime.progress import Progress, TaskEta
@@ -154,9 +154,7 @@ def _count_readers(group, cache: ChunkCache, p: Plan, record, chunk: int) -> dic
         parts = np.array([(x, y) for _, x, y in outside(task, needs(group, task))],
                          np.int64).reshape(-1, 2)
         first, last = parts[:, 0] // chunk, (parts[:, 1] - 1) // chunk
-        n = last - first + 1  # each part's chunks, first to last
-        at = np.repeat(first - np.cumsum(n) + n, n) + np.arange(n.sum())
-        reads[i] = np.unique(at).astype(np.int32)
+        reads[i] = np.unique(expand(first, last - first + 1)).astype(np.int32)
         count[reads[i]] += 1
     for name in ("value", "remoteness"):
         cache.readers[name] = count

@@ -278,6 +278,12 @@ def _dirty_pieces(dirty: np.ndarray, w: int, n: int) -> tuple[np.ndarray, np.nda
     return lo.astype(np.int64), hi.astype(np.int64)
 
 
+def expand(first: np.ndarray, n: np.ndarray, step: int = 1) -> np.ndarray:
+    """first[i], first[i] + step, ..., n[i] values of each i, in turn: ranges listed
+    without a loop over them."""
+    return np.repeat(first, n) + step * (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))
+
+
 def marked_spans(a: np.ndarray, gap: int, pieces: tuple[np.ndarray, np.ndarray] | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
     """(starts, stops) of the runs of `a`'s nonzero bytes, closer than `gap` zeros merged,
@@ -291,7 +297,7 @@ def marked_spans(a: np.ndarray, gap: int, pieces: tuple[np.ndarray, np.ndarray] 
     else:
         lo, hi = pieces
     n = -(-(hi - lo) // step)  # pieces cut into blocks of at most `step`
-    first = np.repeat(lo, n) + step * (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))
+    first = expand(lo, n, step)
     last = np.minimum(first + step, np.repeat(hi, n))
     if first.size == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64)
