@@ -216,6 +216,10 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
 
 # -- the record of finished tasks -------------------------------------------------------
 RECENT = 16  # tasks recorded last, whose chunks a resume reads back before trusting them
+# the record is stored at most every second, and its storing takes at most this share of
+# the time: zarr writes the store's attributes whole (the tally of every solved task), and
+# with Connect-4 6x6's 18,558 tasks that took 0.4 s holding the GIL, 40 % of a core
+RECORD_SHARE = 0.05
 
 
 def _bits(done: set[int], n: int) -> str:
@@ -251,7 +255,7 @@ class Record:
                 self.tiers_left[t] = self.tiers_left.get(t, 0) + hi - lo
         self.tiers_done = [t for t in sorted(attrs.get("tiers_done", []))]
         self.small = len(tiers) <= 2000  # the tiers_done list is only kept when short
-        self.last = 0.0
+        self.last, self.every = 0.0, 1.0  # seconds between stores (RECORD_SHARE)
         # each run (this one last): a solve that spans sessions reports its whole time
         self.runs = [dict(r) for r in attrs.get("runs") or []]
         self.runs.append({"started": now(), "wall_seconds": 0.0, "cpu_seconds": 0.0,
@@ -283,11 +287,12 @@ class Record:
         self.flush(False)
 
     def flush(self, now: bool = True) -> None:
-        """The record stored (at most every second unless `now`), after the chunk files
-        this process wrote are on disk: one sync a second, not one a task (6x6's late reach
-        tasks, several a second: 11 % of the writer thread's time). Its tasks' files were
-        all written before the record is taken, so the sync after it covers them."""
-        if not now and time.monotonic() - self.last < 1.0:
+        """The record stored (unless `now`, at most every second and RECORD_SHARE of the
+        time), after the chunk files this process wrote are on disk: one sync a second,
+        not one a task (6x6's late reach tasks, several a second: 11 % of the writer
+        thread's time). Its tasks' files were all written before the record is taken, so
+        the sync after it covers them."""
+        if not now and time.monotonic() - self.last < self.every:
             return
         self.last = time.monotonic()
         self.runs[-1].update(wall_seconds=round(self.last - self.clock[0], 1),
@@ -302,7 +307,9 @@ class Record:
         # the chunk files of every task in this record on disk before it is stored: a task
         # recorded on the writer thread after the record was taken waits for the next one
         sync_written()
+        t0 = time.monotonic()
         self.store.set_attrs(**attrs)
+        self.every = max(1.0, (time.monotonic() - t0) / RECORD_SHARE)
 
 
 def _recheck(store: PartialStore, p: Plan, record: Record) -> None:
