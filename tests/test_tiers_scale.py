@@ -620,9 +620,12 @@ def test_far_lists_merged_in_place_equal_numpys_unique(monkeypatch, step):
 
 def test_records_loaded_on_the_pool_equal_those_loaded_in_turn(monkeypatch):
     """load_records over a lending chunk cache (chunks held as they are, packed, or read
-    on a miss) gives the window it gives chunk by chunk on the main thread."""
+    on a miss, on the pool, and kept after) gives the window it gives chunk by chunk on
+    the main thread."""
+    import threading
+
     from solver.engine import task
-    from solver.engine.chunk_cache import lent
+    from solver.engine.chunk_cache import Unread, lent
     from solver.kernels.records import record_dtype
 
     ch, n = 1 << 12, 23
@@ -641,12 +644,22 @@ def test_records_loaded_on_the_pool_equal_those_loaded_in_turn(monkeypatch):
             self.name, self.chunks, self.shape = name, (ch,), (n * ch - 7,)
             self.dtype = np.dtype(np.uint8)
 
-        def lend(self, c):
+        def lend_or_unread(self, c):
             got = cache.lend((self.name, c))
-            return store[self.name, c][:min(ch, self.shape[0] - c * ch)] if got is None else got
+            return Unread(lambda: self.read(c)) if got is None else got
+
+        def read(self, c):
+            read_on.add(threading.current_thread() is threading.main_thread())
+            return store[self.name, c][:min(ch, self.shape[0] - c * ch)].copy()
+
+        def keep(self, c, x):
+            assert threading.current_thread() is threading.main_thread()
+            kept.append((self.name, c))
+            cache.put((self.name, c), x, owned=True)
 
         def read_chunk(self, c, out=None):
-            return lent(self.lend(c), out)
+            got = cache.lend((self.name, c))
+            return self.read(c) if got is None else lent(got, out)
 
     dtype = record_dtype(40)
     cuts = np.sort(rng.choice(n * ch - 7, 60, replace=False))
@@ -654,12 +667,13 @@ def test_records_loaded_on_the_pool_equal_those_loaded_in_turn(monkeypatch):
     for x, y in zip(cuts[::2].tolist(), cuts[1::2].tolist(), strict=True):
         parts.append((w, x, y))
         w += y - x
-    got = {}
+    got, kept, read_on = {}, [], set()
     for pool in (1, 2):
         monkeypatch.setattr(task, "threads", lambda pool=pool: pool)
         win = np.zeros(w, dtype)
         task.load_records(win, parts, Lending("value"), Lending("remoteness"), dtype)
         got[pool] = win
+    assert kept and all(c % 5 == 0 for _, c in kept) and False in read_on
     from solver.kernels.records import join_records
 
     whole = {name: np.concatenate([store[name, c] for c in range(n)])

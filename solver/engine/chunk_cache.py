@@ -22,11 +22,24 @@ def sparse(x: np.ndarray) -> bool:
     return np.count_nonzero(sample) * SPARSE < sample.size
 
 
+class Unread:
+    """A chunk the cache does not hold, to read from the store on any thread (`lent`): its
+    reader hands the array to the cache after, on the cache's thread."""
+
+    __slots__ = ("read",)
+
+    def __init__(self, read):
+        self.read = read  # read() -> a new array of the chunk
+
+
 def lent(got, out: np.ndarray | None = None) -> np.ndarray:
-    """A chunk as ChunkCache.lend gave it: its array, or the packed one unpacked into `out`
-    where given (a buffer used again)."""
+    """A chunk as ChunkCache.lend (or CachedArray.lend_or_unread) gave it: its array, the
+    packed one unpacked into `out` where given (a buffer used again), or one read from the
+    store (in a new array: the cache keeps it)."""
     if isinstance(got, np.ndarray):
         return got
+    if isinstance(got, Unread):
+        return got.read()
     packed, dtype, n, unpack = got
     out = np.empty(n, dtype) if out is None or out.size != n else out
     unpack(packed, out)

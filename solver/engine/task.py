@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.engine.chunk_cache import lent
+from solver.engine.chunk_cache import Unread, lent
 from solver.engine.memory import WRITE
 from solver.kernels.records import (
     join_records,
@@ -405,7 +405,7 @@ def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
     Connect-4 6x6's solve phase (2026-12-07-connect4-6x6-far-push.md)."""
     chunk, n = value_arr.chunks[0], value_arr.shape[0]
     by_chunk = _by_chunk(parts, chunk)
-    if (threads() < 2 or not hasattr(value_arr, "lend") or len(by_chunk) < 2
+    if (threads() < 2 or not hasattr(value_arr, "lend_or_unread") or len(by_chunk) < 2
             or threading.current_thread() is not threading.main_thread()):  # a pool thread
         vbuf, rbuf = np.empty(chunk, value_arr.dtype), np.empty(chunk, rem_arr.dtype)
         for c, pieces in by_chunk:
@@ -413,14 +413,20 @@ def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
             _join(read_part(value_arr, c, n, vbuf[:size]),
                   read_part(rem_arr, c, n, rbuf[:size]), win, pieces)
         return
-    def one(vgot, rgot, pieces) -> None:
-        _join(lent(vgot, _buffer("v", chunk, value_arr.dtype)),
-              lent(rgot, _buffer("r", chunk, rem_arr.dtype)), win, pieces)
+    def one(vgot, rgot, pieces) -> tuple:
+        v = lent(vgot, _buffer("v", chunk, value_arr.dtype))
+        r = lent(rgot, _buffer("r", chunk, rem_arr.dtype))
+        _join(v, r, win, pieces)
+        return v if isinstance(vgot, Unread) else None, r if isinstance(rgot, Unread) else None
 
-    # lent here (the cache is this thread's), unpacked there
-    calls = ((value_arr.lend(c), rem_arr.lend(c), pieces) for c, pieces in by_chunk)
-    for _ in in_order(one, calls, 2 * threads()):
-        pass
+    # lent here (the cache is this thread's), unpacked or read there, kept here
+    calls = ((value_arr.lend_or_unread(c), rem_arr.lend_or_unread(c), pieces)
+             for c, pieces in by_chunk)
+    for (c, _), (v, r) in zip(by_chunk, in_order(one, calls, 2 * threads()), strict=True):
+        if v is not None:
+            value_arr.keep(c, v)
+        if r is not None:
+            rem_arr.keep(c, r)
 
 
 _buffers = threading.local()  # a thread's unpacking buffers, used again task to task
