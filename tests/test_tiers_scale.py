@@ -552,9 +552,13 @@ def test_packed_chunks_take_no_memory_mapping_each():
     for c in range(1000, 2000):  # a write's own packed bytes, as the store gave them
         cache.put(("value", c), sparse, owned=True, packed_later=True)
         cache.repack(("value", c), sparse, codec.encode(sparse), codec.decode)
-    assert len(cache.data) == 2001 and cache.used < (37 << 20) + 2000 * 8000
+    for c in range(2000, 2100):  # packed where it was read (a pool thread)
+        cache.put(("value", c), sparse, owned=True, packed=cache.pack(sparse))
+    assert len(cache.data) == 2101 and cache.used < (37 << 20) + 2100 * 8000
     assert mappings() - before < 100
-    assert np.array_equal(cache.get(("value", 1999)), sparse)
+    assert not isinstance(cache.data[("value", 2099)], np.ndarray)
+    for c in (999, 1999, 2099):
+        assert np.array_equal(cache.get(("value", c)), sparse)
 
 
 def test_the_cache_holds_at_most_its_share_of_the_mappings():
@@ -646,16 +650,16 @@ def test_records_loaded_on_the_pool_equal_those_loaded_in_turn(monkeypatch):
 
         def lend_or_unread(self, c):
             got = cache.lend((self.name, c))
-            return Unread(lambda: self.read(c)) if got is None else got
+            return Unread(lambda: self.read(c), cache.pack) if got is None else got
 
         def read(self, c):
             read_on.add(threading.current_thread() is threading.main_thread())
             return store[self.name, c][:min(ch, self.shape[0] - c * ch)].copy()
 
-        def keep(self, c, x):
+        def keep(self, c, x, packed):
             assert threading.current_thread() is threading.main_thread()
             kept.append((self.name, c))
-            cache.put((self.name, c), x, owned=True)
+            cache.put((self.name, c), x, owned=True, packed=packed)
 
         def read_chunk(self, c, out=None):
             got = cache.lend((self.name, c))

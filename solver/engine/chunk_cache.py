@@ -23,23 +23,31 @@ def sparse(x: np.ndarray) -> bool:
 
 
 class Unread:
-    """A chunk the cache does not hold, to read from the store on any thread (`lent`): its
-    reader hands the array to the cache after, on the cache's thread."""
+    """A chunk the cache does not hold, to read from the store on any thread (`fetch`): its
+    reader hands it to the cache after, on the cache's thread."""
 
-    __slots__ = ("read",)
+    __slots__ = ("read", "pack")
 
-    def __init__(self, read):
+    def __init__(self, read, pack):
         self.read = read  # read() -> a new array of the chunk
+        self.pack = pack  # ChunkCache.pack where the cache was past ROOM when lent, or None
+
+
+def fetch(got) -> tuple[np.ndarray, object]:
+    """An Unread chunk read, on any thread, and packed where the cache would pack it:
+    (its array, the pack or None) for the cache's `put`."""
+    x = got.read()
+    return x, (got.pack(x) if got.pack is not None else None)
 
 
 def lent(got, out: np.ndarray | None = None) -> np.ndarray:
     """A chunk as ChunkCache.lend (or CachedArray.lend_or_unread) gave it: its array, the
     packed one unpacked into `out` where given (a buffer used again), or one read from the
-    store (in a new array: the cache keeps it)."""
+    store (in a new array)."""
     if isinstance(got, np.ndarray):
         return got
     if isinstance(got, Unread):
-        return got.read()
+        return fetch(got)[0]
     packed, dtype, n, unpack = got
     out = np.empty(n, dtype) if out is None or out.size != n else out
     unpack(packed, out)
@@ -119,19 +127,33 @@ class ChunkCache:
         self.data.move_to_end(key)
         return got
 
-    def put(self, key, x: np.ndarray, owned: bool = False, packed_later: bool = False) -> None:
+    def full(self) -> bool:
+        """Whether the cache is past ROOM: sparse chunks put now are packed."""
+        return self.used >= ROOM * self.capacity
+
+    def pack(self, x: np.ndarray):
+        """Chunk `x` packed as `put` holds it where it is sparse, else None; on any thread
+        (the chunks a solve reads from the store are packed where they are read: on the
+        cache's thread, packing was 40 % of it in Connect-4 6x6's solve phase)."""
+        if not sparse(x):
+            return None
+        return (own_size(self.codec.encode(np.ascontiguousarray(x))), x.dtype, x.size,
+                self.codec.decode)
+
+    def put(self, key, x: np.ndarray, owned: bool = False, packed_later: bool = False,
+            packed=None) -> None:
         """Hold chunk `x` (a copy, unless `owned`: the caller gives it up and nobody
         changes it after, so it is kept as it is). A sparse one is packed once the cache
         is past ROOM (each read of a packed chunk unpacks it: Connect-4 6x6's solve phase
         spent 35 % of its CPU in LZ4 with the cache a third full), unless `packed_later`:
-        its store write will hand its stored bytes to `repack`."""
+        its store write will hand its stored bytes to `repack`; `packed`: x as `pack`
+        packed it, where the caller did."""
         if not self.wanted(key) or self.data.get(key) is x:  # x: changed in place
             return
-        if (not packed_later and self.used + x.nbytes > ROOM * self.capacity
-                and sparse(x)):
-            got = (own_size(self.codec.encode(np.ascontiguousarray(x))), x.dtype, x.size,
-                   self.codec.decode)
-        else:
+        got = None
+        if not packed_later and self.used + x.nbytes > ROOM * self.capacity:
+            got = packed if packed is not None else self.pack(x)
+        if got is None:
             got = x if owned else x.copy()
         self.drop(key)  # an older copy must never outlive a newer write, kept or not
         self._hold(key, got)

@@ -18,7 +18,7 @@ import numpy as np
 from games.base import Game
 from solver.engine import borrowing, memory, worker
 from solver.engine import window as windowed
-from solver.engine.chunk_cache import ChunkCache, Unread, lent
+from solver.engine.chunk_cache import ChunkCache, Unread, fetch, lent
 from solver.engine.memory import Strategy
 from solver.engine.plan import Plan
 from solver.engine.task import REACHED, expand, needs, outside, raise_to, read_part, window
@@ -243,14 +243,14 @@ class CachedArray:
         read from the store in a new array, which the cache keeps."""
         got = self.lend_or_unread(c)
         if isinstance(got, Unread):
-            got = self.keep(c, got.read())
+            got = self.keep(c, *fetch(got))
         return got
 
     def lend_or_unread(self, c: int):
         """Chunk `c` as the cache holds it, or where it holds none, an Unread to read it by
-        on any thread (`lent`), whose array the caller then gives to `keep`: the store's
-        reads and their unpacking on the cache's thread alone were a third of its time in
-        Connect-4 6x6's solve phase (2026-12-07)."""
+        on any thread (chunk_cache.fetch), whose result the caller then gives to `keep`:
+        the store's reads, their unpacking and packing on the cache's thread alone were
+        two thirds of its time in Connect-4 6x6's solve phase (2026-12-07)."""
         key = (self.name, c)
         got = self.cache.lend(key)
         if got is not None:
@@ -261,11 +261,12 @@ class CachedArray:
         self.cache.misses += 1
         if self.writer is not None:
             self.writer.wait([key])
-        return Unread(lambda: read_part(self.arr, c, self.n))
+        return Unread(lambda: read_part(self.arr, c, self.n),
+                      self.cache.pack if self.cache.full() else None)
 
-    def keep(self, c: int, x: np.ndarray) -> np.ndarray:
-        """Chunk `c` as read from the store (lend_or_unread), for the cache to keep."""
-        self.cache.put((self.name, c), x, owned=True)
+    def keep(self, c: int, x: np.ndarray, packed=None) -> np.ndarray:
+        """Chunk `c` as read from the store (chunk_cache.fetch), for the cache to keep."""
+        self.cache.put((self.name, c), x, owned=True, packed=packed)
         return x
 
     def read_once(self, lo: int, hi: int) -> np.ndarray:

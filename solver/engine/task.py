@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.engine.chunk_cache import Unread, lent
+from solver.engine.chunk_cache import Unread, fetch, lent
 from solver.engine.memory import WRITE
 from solver.kernels.records import (
     join_records,
@@ -414,19 +414,21 @@ def load_records(win, parts, value_arr, rem_arr, dtype) -> None:
                   read_part(rem_arr, c, n, rbuf[:size]), win, pieces)
         return
     def one(vgot, rgot, pieces) -> tuple:
-        v = lent(vgot, _buffer("v", chunk, value_arr.dtype))
-        r = lent(rgot, _buffer("r", chunk, rem_arr.dtype))
-        _join(v, r, win, pieces)
-        return v if isinstance(vgot, Unread) else None, r if isinstance(rgot, Unread) else None
+        v = fetch(vgot) if isinstance(vgot, Unread) else None
+        r = fetch(rgot) if isinstance(rgot, Unread) else None
+        _join(lent(vgot, _buffer("v", chunk, value_arr.dtype)) if v is None else v[0],
+              lent(rgot, _buffer("r", chunk, rem_arr.dtype)) if r is None else r[0],
+              win, pieces)
+        return v, r
 
-    # lent here (the cache is this thread's), unpacked or read there, kept here
+    # lent here (the cache is this thread's), unpacked or read and packed there, kept here
     calls = ((value_arr.lend_or_unread(c), rem_arr.lend_or_unread(c), pieces)
              for c, pieces in by_chunk)
     for (c, _), (v, r) in zip(by_chunk, in_order(one, calls, 2 * threads()), strict=True):
         if v is not None:
-            value_arr.keep(c, v)
+            value_arr.keep(c, *v)
         if r is not None:
-            rem_arr.keep(c, r)
+            rem_arr.keep(c, *r)
 
 
 _buffers = threading.local()  # a thread's unpacking buffers, used again task to task
