@@ -336,6 +336,38 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     assert np.array_equal(arr[ch:2 * ch], dense) and np.array_equal(store[ch:2 * ch], dense)
 
 
+def test_a_written_chunk_is_held_as_the_store_holds_it_once_written(tmp_path):
+    """A solve's values are written a chunk at a time: a chunk written whole is held as
+    it is (a copy, not the caller's queued array) until its write is done, then,
+    sparse and past ROOM, as the bytes the store wrote (compressed once, on the writer's
+    thread); a chunk written in part is merged into the cached one; all read back exactly."""
+    import zarr
+
+    from solver.storage.chunks import chunk_array
+
+    ch = 1 << 16
+    group = zarr.open_group(str(tmp_path / "g"), mode="w")
+    store = chunk_array(create_array(group, "value", (3 * ch,), np.uint8, chunk=ch))
+    writer = Writer(depth=8)
+    arr = local.CachedArray(store, "value", ChunkCache(int(ch / ROOM) - 1), writer,
+                            fresh=True)
+    data = np.zeros(ch + 100, np.uint8)
+    data[::97] = 3
+    arr[ch:2 * ch + 100] = data
+    held = arr.cache.data[("value", 1)]  # as it is while its write waits, the cache's own
+    assert isinstance(held, np.ndarray) and not np.shares_memory(held, data)
+    want = data.copy()
+    writer.wait()
+    packed = arr.cache.data[("value", 1)]
+    assert not isinstance(packed, np.ndarray)
+    assert packed[0].tobytes() == (tmp_path / "g" / "value" / "c" / "1").read_bytes()
+    arr[2 * ch + 50:2 * ch + 60] = np.full(10, 7, np.uint8)
+    writer.close()
+    want[ch + 50:ch + 60] = 7
+    assert np.array_equal(arr[ch:2 * ch + 100], want)
+    assert np.array_equal(store[ch:2 * ch + 100], want)
+
+
 def test_the_write_queue_holds_at_most_its_bytes_and_always_one_job():
     """Queued writes keep their arrays: the queue is bounded by their bytes (the share of
     the budget the manager gives it), yet a job larger than that still runs."""
