@@ -167,3 +167,4 @@ def test_interrupted_tier_solve_resumes_to_the_same_arrays(tmp_path):
     assert attrs["wall_seconds_all_runs"] == pytest.approx(
         killed["wall_seconds"] + resumed["wall_seconds"], abs=0.2)
     assert "  all runs             2: wall " in out.stdout
+    assert " positions/s over all runs' wall time" in out.stdout  # not this run's share

@@ -165,10 +165,14 @@ def solve(game, variant, method, db, force, quiet, as_json, wait, memory, worker
                      f"{result.compile_seconds:.3f} s, write {result.write_seconds:.3f} s"),
             ("speed", f"{result.positions_per_second:,.0f} positions/s"),
         ]
+        runs = result.extra.get("runs") or []
+        wall = result.extra.get("wall_seconds_all_runs") or 0
+        if len(runs) > 1 and wall > 0:  # resumed: this run solved a part of them
+            rows[-1] = ("speed", f"{result.positions / wall:,.0f} positions/s over all "
+                                 "runs' wall time")
         if result.extra.get("peak_memory_bytes"):
             rows.append(("peak memory", f"{result.extra['peak_memory_bytes'] / (1 << 30):,.2f}"
                                         " GiB (largest resident set, getrusage)"))
-        runs = result.extra.get("runs") or []
         if runs and runs[-1].get("borrowed_tasks"):  # --borrow: their cost was paid there
             rows.append(("borrowed", f"{runs[-1]['borrowed_tasks']:,} tasks' records from "
                                      f"{runs[-1]['borrowed_from']}"))

@@ -209,6 +209,8 @@ def _solve_into(game: Game, path: Path, progress: Progress, fresh: bool, budget:
         summary["peak_memory_bytes"], *(r["peak_bytes"] for r in record.runs))
     if cluster:
         summary["worker_task_seconds"] = round(getattr(record, "busy", 0.0), 3)
+    progress.stage("every task solved: checking the store before it is marked complete "
+                   "(each value chunk counted, 10,000 positions re-derived)")
     store.finish(summary, drop=(REACHED, *(f"needs-{i}" for i in range(len(p.tasks)))),
                  check=check)
     return summary
