@@ -13,7 +13,7 @@ import pytest
 from games import get_game
 from games.base import GsolveError
 from solver.command.cli import main
-from solver.engine import local, manager, memory, plan, worker
+from solver.engine import cached_array, manager, memory, plan, worker
 from solver.engine.chunk_cache import ROOM, ChunkCache
 from solver.engine.writer import Writer
 from solver.methods.solve import solve
@@ -262,7 +262,7 @@ def test_a_chunk_raised_in_place_is_never_changed_under_the_writer(tmp_path):
     gate = threading.Event()
     writer = Writer(depth=8)
     writer.submit(gate.wait, 5)  # the writes below wait in the queue behind this
-    arr = local.CachedArray(store, "reached", ChunkCache(1 << 24), writer, fresh=True)
+    arr = cached_array.CachedArray(store, "reached", ChunkCache(1 << 24), writer, fresh=True)
     first = np.random.default_rng(7).integers(1, 100, ch).astype(np.uint8)  # dense
     marks = np.full(100, 200, np.uint8)
     arr[ch:2 * ch] = first
@@ -307,7 +307,7 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     group = zarr.open_group(str(tmp_path / "g"), mode="w")
     store = chunk_array(create_array(group, "reached", (3 * ch,), np.uint8, chunk=ch,
                                      scratch=True))
-    roomy = local.CachedArray(store, "reached", ChunkCache(1 << 24),
+    roomy = cached_array.CachedArray(store, "reached", ChunkCache(1 << 24),
                               Writer(depth=8), fresh=True)
     roomy.raise_chunk(2, [(2 * ch + 10, np.full(100, 3, np.uint8))])
     roomy.flush()
@@ -315,7 +315,7 @@ def test_a_sparse_chunk_raised_is_held_as_the_store_holds_it_once_written(tmp_pa
     assert isinstance(roomy.cache.data[("reached", 2)], np.ndarray)  # room: unpacked
     writer = Writer(depth=8)
     capacity = int(ch / ROOM) - 1  # one chunk fills it past ROOM
-    arr = local.CachedArray(store, "reached", ChunkCache(capacity), writer, fresh=True)
+    arr = cached_array.CachedArray(store, "reached", ChunkCache(capacity), writer, fresh=True)
     marks = np.full(100, 3, np.uint8)
     arr.raise_chunk(0, [(10, marks)])
     assert arr.cache.held(("reached", 0)) is not None  # unpacked while its write waits
@@ -349,7 +349,7 @@ def test_a_written_chunk_is_held_as_the_store_holds_it_once_written(tmp_path):
     group = zarr.open_group(str(tmp_path / "g"), mode="w")
     store = chunk_array(create_array(group, "value", (3 * ch,), np.uint8, chunk=ch))
     writer = Writer(depth=8)
-    arr = local.CachedArray(store, "value", ChunkCache(int(ch / ROOM) - 1), writer,
+    arr = cached_array.CachedArray(store, "value", ChunkCache(int(ch / ROOM) - 1), writer,
                             fresh=True)
     data = np.zeros(ch + 100, np.uint8)
     data[::97] = 3
@@ -500,7 +500,7 @@ def test_a_raised_chunk_is_written_once_its_run_of_raising_tasks_ends(tmp_path):
     write = store.write_chunk
     store.write_chunk = lambda c, x: (written.append(c), write(c, x))[1]
     writer = Writer(depth=8)
-    arr = local.CachedArray(store, "reached", ChunkCache(1 << 24), writer)
+    arr = cached_array.CachedArray(store, "reached", ChunkCache(1 << 24), writer)
 
     def task(i, chunks):
         for c in chunks:
@@ -516,9 +516,9 @@ def test_a_raised_chunk_is_written_once_its_run_of_raising_tasks_ends(tmp_path):
     task(2, [])
     assert written == [0, 1] and recorded == [0, 1, 2] and not arr.cache.pinned
     assert store[0:1] == 1 and store[ch:ch + 1] == 1 and store[ch + 1:ch + 2] == 2
-    for i in range(3, 3 + local.HELD_TASKS):  # one chunk raised by every task
+    for i in range(3, 3 + cached_array.HELD_TASKS):  # one chunk raised by every task
         task(i, [2])
-    assert written == [0, 1, 2] and recorded == list(range(3 + local.HELD_TASKS))
+    assert written == [0, 1, 2] and recorded == list(range(3 + cached_array.HELD_TASKS))
     task(99, [0])  # stopped before its next task: neither written nor recorded
     writer.close()
     assert written == [0, 1, 2] and 99 not in recorded
