@@ -41,13 +41,10 @@ def fetch(got) -> tuple[np.ndarray, object]:
 
 
 def lent(got, out: np.ndarray | None = None) -> np.ndarray:
-    """A chunk as ChunkCache.lend (or CachedArray.lend_or_unread) gave it: its array, the
-    packed one unpacked into `out` where given (a buffer used again), or one read from the
-    store (in a new array)."""
+    """A chunk as ChunkCache.lend gave it: its array, or the packed one unpacked into `out`
+    where given (a buffer used again). An Unread is read by `fetch`."""
     if isinstance(got, np.ndarray):
         return got
-    if isinstance(got, Unread):
-        return fetch(got)[0]
     packed, dtype, n, unpack = got
     out = np.empty(n, dtype) if out is None or out.size != n else out
     unpack(packed, out)
