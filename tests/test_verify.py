@@ -51,6 +51,12 @@ def by_tiers(monkeypatch, budget):
     monkeypatch.setattr(verify_mod, "_whole", tiers)
 
 
+def every_task(monkeypatch):
+    """A record after every task, whatever storing the marks for it costs."""
+    monkeypatch.setattr(verify_tiers, "SAVE_EVERY", 0.0)
+    monkeypatch.setattr(verify_tiers, "RECORD_SHARE", float("inf"))
+
+
 def least(game, root):
     """The smallest budget a tier-by-tier verify of the database accepts (its least)."""
     db = Database(group_path(root, game), game)
@@ -177,7 +183,7 @@ def test_a_move_into_a_tier_not_listed_is_an_error(tmp_path, small_chunks):
         listed[t] = type(tiers[t])(tiers[t].label, tiers[t].start, tiers[t].stop,
                                    tuple(x for x in tiers[t].children if x != c))
         wrong.tiers = lambda listed=listed: list(listed)  # (the instance's own)
-        p, _, _ = verify_tiers.tier_plan(wrong, budget, 1, 4096)
+        p = verify_tiers.tier_plan(wrong, budget, 1, 4096)[0]
         task = next(k for k in p.tasks if k.a <= tiers[t].start < k.b)
         if not task.a <= tiers[c].start < task.b:  # the undeclared child in another task
             break
@@ -208,7 +214,7 @@ def test_a_stopped_tier_check_resumes_where_it_stopped(tmp_path, monkeypatch, ca
     budget = least(get_game("connect4", C4), tmp_path)
     path = group_path(tmp_path, game)
     folder = database.verify_path(path)
-    monkeypatch.setattr(verify_tiers, "SAVE_EVERY", 0.0)  # a record after every task
+    every_task(monkeypatch)
     by_tiers(monkeypatch, budget)
     harms = damages(tmp_path, game)
     for label, harm in [("healthy", lambda: None), next(harms)]:
@@ -245,7 +251,7 @@ def test_a_stopped_check_through_the_command(tmp_path, capsys, monkeypatch):
     game = get_game("connect4", variant)
     folder = database.verify_path(group_path(tmp_path, game))
     db = ["--db", str(tmp_path), "-V", variant]
-    monkeypatch.setattr(verify_tiers, "SAVE_EVERY", 0.0)
+    every_task(monkeypatch)
     with pytest.raises(Stopped):
         verify(game, tmp_path, memory=int(0.01 * (1 << 30)), progress=StopAt(2))
     code, out, err = run(capsys, "clean", "--db", str(tmp_path), "--dry-run")

@@ -137,10 +137,11 @@ def first_problems(ctx, value, rem, mark, lo, hi, puzzle, max_children, scratch_
 
 # -- a task of tiers at a time -------------------------------------------------------------
 # A task's own range [a, b) is held as value `ov`, remoteness `orr`, a mark `om` and a fold
-# `acc` per position; the slots its moves reach outside it (its child tiers) come a page at
-# a time: hash intervals [pstart, pstop) laid end to end at poff in `pv`, `pr` and the
-# page's reach marks `pm` (pushed to the store of marks after the page). `om`: 0 not
-# reached, 1 reached, EXPANDED / PRIM once expanded, then (settle) GOOD, BAD or BAD_PRIM.
+# `acc` per position; the chunks its moves reach outside it (in its child tiers) are held
+# in the slots of a pool: chunk c in slot where[c] (-1: not held), its values pv[slot],
+# remoteness pr[slot] and the reach marks pm[slot] pushed to it (a slot whose marks changed
+# is `dirty`). `om`: 0 not reached, 1 reached, EXPANDED / PRIM once expanded, then
+# (settle) GOOD, BAD or BAD_PRIM.
 EXPANDED, PRIM, GOOD, BAD, BAD_PRIM = 2, 4, 2, 3, 5
 
 # combine() is a min over child keys; `acc` folds the same order over pages in an int32:
@@ -198,30 +199,24 @@ def _inside(c, gstart, gstop):
     return s >= 0 and c < gstop[s]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _at(c, pstart, pstop, poff):
-    """Page index of hash c, -1 when the page does not hold it."""
-    s = np.searchsorted(pstart, c, side="right") - 1
-    if s < 0 or c >= pstop[s]:
-        return -1
-    return poff[s] + c - pstart[s]
-
-
 @njit(cache=True, nogil=True)
-def expand(ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv, pr, pm, err,
-           lo, hi, tlo, thi, first, puzzle, max_children, scratch_size):
+def expand(ctx, om, ov, orr, acc, a, b, gstart, gstop, where, chunk, pv, pr, pm, dirty, kids,
+           nkid, err, lo, hi, tlo, thi, first, puzzle, max_children, scratch_size):
     """`first`: expand the reached positions of [lo, hi) (a primitive is only marked), marking
-    their children reached (in the task, and in the page), folding the keys of those in
-    the task and the page into `acc`; returns the new marks inside [tlo, thi). Otherwise:
-    fold and mark the children in the page of every expanded position. A child in no
-    interval of [gstart, gstop) (the task's own range and child tiers) sets err[0] to its
-    parent + 1: the game's tier list is wrong.
+    their children reached (in the task, and in the pool), folding the keys of those in
+    the task and the pool into `acc`; returns the new marks inside [tlo, thi). Otherwise:
+    fold and mark the children in the pool of every expanded position (a child folded
+    twice folds the same key: the fold is a min). A child in no interval of [gstart,
+    gstop) (the task's own range and child tiers) sets err[0] to its parent + 1: the game's
+    tier list is wrong. Where `kids` is not empty, the moves `reach` listed in it are
+    taken instead of the game's.
 
     Marks are set by any thread only from 0 (a position marked twice is expanded twice, and
     folds the same keys again); `acc` of a position only by the thread expanding it."""
     out = np.empty(max_children, np.int64)
     moves = np.empty(max_children, np.int64)
     scratch = np.empty(scratch_size, np.int8)
+    listed = kids.shape[0] > 0
     new = 0
     for h in range(lo, hi):
         i = h - a
@@ -229,7 +224,7 @@ def expand(ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv, 
         if first:
             if m != 1:
                 continue
-            n = game_expand(ctx, h, out, moves, scratch)
+            n = np.int64(nkid[i]) if listed else game_expand(ctx, h, out, moves, scratch)
             if n < 0:
                 acc[i] = -n
                 om[i] = PRIM
@@ -238,10 +233,10 @@ def expand(ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv, 
         elif m != EXPANDED:
             continue
         else:
-            n = game_children(ctx, h, out, moves, scratch)
+            n = np.int64(nkid[i]) if listed else game_children(ctx, h, out, moves, scratch)
         best = acc[i]
         for j in range(n):
-            c = out[j]
+            c = kids[i * max_children + j] if listed else out[j]
             if a <= c < b:
                 if first:
                     if om[c - a] == 0:
@@ -250,21 +245,68 @@ def expand(ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv, 
                             new += 1
                     best = min(best, child_key(ov[c - a], orr[c - a], puzzle))
                 continue
-            w = _at(c, pstart, pstop, poff)
-            if w >= 0:
-                if pm[w] == 0:
-                    pm[w] = 1
-                best = min(best, child_key(pv[w], pr[w], puzzle))
-            elif first and not _inside(c, gstart, gstop):
-                err[0] = h + 1
+            if not _inside(c, gstart, gstop):
+                if first:
+                    err[0] = h + 1
+                continue
+            k = c // chunk
+            s = where[k]
+            if s >= 0:
+                w = c - k * chunk
+                if pm[s, w] == 0:
+                    pm[s, w] = 1
+                    dirty[s] = 1
+                best = min(best, child_key(pv[s, w], pr[s, w], puzzle))
         acc[i] = best
+    return new
+
+
+LISTED = 6  # (reach) reached, and its children outside the task listed by chunk
+
+
+@njit(cache=True, nogil=True)
+def reach(ctx, om, a, b, need, chunk, kids, nkid, lo, hi, tlo, thi, max_children,
+          scratch_size):
+    """Mark the positions of the task [a, b) that the reached (1) positions of [lo, hi)
+    reach, each LISTED once its moves are, and set need[c // chunk] for each child c outside
+    the task: the chunks the task must read, where a page of whole child tiers would read
+    every chunk of them (Connect-4 6x6: 2,400 chunks a task). Returns the new marks inside
+    [tlo, thi). Where `kids` is not empty, each position's moves are listed in it
+    (kids[i * max_children:], nkid[i] of them, or minus its value when it is primitive)
+    for `expand`, which then does not generate them again (a third of a Connect-4 6x6
+    task's time). Marks are set by any thread only from 0, as in `expand`."""
+    out = np.empty(max_children, np.int64)
+    moves = np.empty(max_children, np.int64)
+    scratch = np.empty(scratch_size, np.int8)
+    top = need.shape[0] * chunk
+    listed = kids.shape[0] > 0
+    new = 0
+    for h in range(lo, hi):
+        i = h - a
+        if om[i] != 1:
+            continue
+        om[i] = LISTED
+        n = game_expand(ctx, h, out, moves, scratch)
+        if listed:
+            nkid[i] = n
+        for j in range(n):  # none for a primitive (n < 0)
+            c = out[j]
+            if listed:
+                kids[i * max_children + j] = c
+            if a <= c < b:
+                if om[c - a] == 0:
+                    om[c - a] = 1
+                    if tlo <= c < thi:
+                        new += 1
+            elif 0 <= c < top:
+                need[c // chunk] = 1
     return new
 
 
 @njit(cache=True, nogil=True)
 def settle(om, ov, orr, acc, a, lo, hi, puzzle):
-    """After every page: each expanded position of [lo, hi) against what its children (a
-    primitive: the game) give; `acc` becomes that record, `om` GOOD, BAD or BAD_PRIM."""
+    """Once every child is folded: each expanded position of [lo, hi) against what its
+    children (a primitive: the game) give; `acc` becomes that record, `om` GOOD, BAD or BAD_PRIM."""
     for h in range(lo, hi):
         i = h - a
         m = om[i]

@@ -19,22 +19,22 @@ Two ways to hold it, with the same checks and the same guarantee:
   cuts it (solver/engine/plan.py: whole tiers grouped up to a size, a loop-free tier in
   pieces of whole chunks, a loopy tier whole), taken parents first. A task holds its own
   range (value, remoteness, a mark and a fold of its children's keys: 7 bytes a position
-  with one-byte remoteness) and reads the slots of its child tiers a page at a time. Its
-  reach marks come from the tasks above it, through a store of a byte a slot (compressed,
-  in `<key>.verify` beside the database, with a record of what the tasks so far found, so
-  that a stopped check resumes: solver/methods/verify_tiers.py `_Resume`; removed at the
-  end; in $GSOLVE_SCRATCH or the system's temporary folder where the database's folder
-  cannot be written): it expands its reached positions (to a fixed point inside a loopy
-  tier), marking and folding the children in its own range and in the first page, then
-  folds every further page, pushes each page's marks into that store, and compares every
-  reached position with what its children give. Reachability is exact: a move leads only
-  into a tier's own tier or a child tier, whose tasks come after it, so when a task is
-  taken every parent of its positions has pushed its marks; a move into a tier the game
-  does not list as a child is reported as a wrong tier list, never passed over. So it
-  checks what the whole mode checks, slot for slot. The least it needs is the largest
-  task's own range (a loopy tier is never cut: Nine Men's Morris with symmetry needs 9 GiB
-  for its `move W8 B8`), a quarter chunk's page and two cached chunks; with less `memory`
-  it refuses with that figure.
+  with one-byte remoteness); the chunks of its child tiers are held in a pool of decoded
+  chunks, each with the reach marks pushed to it, the least recently used given up for
+  another (its marks stored, compressed, in `<key>.verify` beside the database, with a
+  record of what the tasks so far found, so that a stopped check resumes:
+  solver/methods/verify_tiers.py `_Resume`; removed at the end; in $GSOLVE_SCRATCH or the
+  system's temporary folder where the database's folder cannot be written). A task marks
+  what its reached positions reach inside it (to a fixed point inside a loopy tier),
+  listing the chunks of their children outside it; then holds those chunks, a pool at a
+  time, and compares every reached position with what its children give, marking them
+  reached. Reachability is exact: a move leads only into a tier's own tier or a child
+  tier, whose tasks come after it, so when a task is taken every parent of its positions
+  has marked it; a move into a tier the game does not list as a child is reported as a
+  wrong tier list, never passed over. So it checks what the whole mode checks, slot for
+  slot. The least it needs is the largest task's own range (a loopy tier is never cut:
+  Nine Men's Morris with symmetry needs 9 GiB for its `move W8 B8`) and a pool of two
+  chunks; with less `memory` it refuses with that figure.
 
 `sample` (`gsolve verify --sample N`, and a solve's check of itself): N random stored
 positions (from random chunks), the start and the start's children, each re-derived from

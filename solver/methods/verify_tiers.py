@@ -26,7 +26,7 @@ from solver.methods.verify_report import (
     round_trip,
     size,
 )
-from solver.runtime.parallel import call, run_blocks
+from solver.runtime.parallel import call, run_blocks, run_each
 from solver.runtime.progress import Progress
 from solver.storage.database import (
     DamagedDatabase,
@@ -36,66 +36,36 @@ from solver.storage.database import (
 
 OWN_BYTES = 7  # a task's own position (tier by tier): value, mark, fold (int32), + remoteness
 
+SLOT_BYTES = 2  # a position of a pool slot's chunk: value, reach mark, + remoteness
 
-PAGE_BYTES = 2  # a page slot: value, mark, + remoteness
+CHUNK_BYTES = 5  # a chunk's: its slot (int32) and whether the task needs it
+
+LIST_SHARE = 8  # a task's moves are listed (8 bytes each) where that takes 1/LIST_SHARE
+
+RESERVE = 16  # 1/RESERVE of the budget is left beside the arrays (decoding, the marks' store)
 
 SAVE_EVERY = 10.0  # seconds between records of what a stopped check would resume from
+
+RECORD_SHARE = 0.05  # at most this share of the time storing marks for the records
 
 
 def warm_tiers(game: Game, rem_dtype) -> None:
     """Compile (or load) the kernels of the tier-by-tier mode for these array types."""
     k = kernels(game.module, TEMPLATE)
     v, r, m = np.zeros(1, np.uint8), np.zeros(1, rem_dtype), np.zeros(1, np.uint8)
-    acc, i64 = np.zeros(1, np.int32), np.zeros(1, np.int64)
+    acc, i64, i32 = np.zeros(1, np.int32), np.zeros(1, np.int64), np.zeros(1, np.int32)
+    pv, pr, pm = np.zeros((1, 1), np.uint8), np.zeros((1, 1), rem_dtype), np.zeros((1, 1),
+                                                                                  np.uint8)
     mc, ss = game.max_children, game.scratch_size
+    i16 = np.zeros(1, np.int16)
+    k.reach(game.ctx, m, 0, 0, m, 1, i64, i16, 0, 0, 0, 0, mc, ss)
     for first in (True, False):
-        k.expand(game.ctx, m, v, r, acc, 0, 0, i64, i64, i64, i64, i64, v, r, m, i64, 0, 0, 0,
-                 0, first, game.puzzle, mc, ss)
+        k.expand(game.ctx, m, v, r, acc, 0, 0, i64, i64, i32, 1, pv, pr, pm, m, i64, i16, i64,
+                 0, 0, 0, 0, first, game.puzzle, mc, ss)
     k.settle(m, v, r, acc, 0, 0, 0, game.puzzle)
     k.count_codes(m, v, r, 0, 0, 0)
     k.list_codes(m, v, r, acc, 0, 0, 0, i64, i64, i64)
     k.tally(v, r, np.zeros(256, np.int64), game.puzzle)
-
-
-class _Chunks:
-    """Decoded chunks (value, remoteness) of a database, the least recently used dropped
-    past `limit` bytes. A chunk that fails (checksum, digest, missing) reads as zeros and
-    is named once in `bad`, (chunk, what), as the whole mode names it."""
-
-    def __init__(self, read, chunk: int, size: int, dtype, limit: int, bad: list):
-        self.read, self.chunk, self.size, self.dtype = read, chunk, size, np.dtype(dtype)
-        self.limit, self.bad = limit, bad
-        self.held: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self.bytes = 0
-
-    def get(self, c: int) -> tuple[np.ndarray, np.ndarray]:
-        got = self.held.get(c)
-        if got is not None:
-            self.held.move_to_end(c)
-            return got
-        try:
-            got = self.read(c)
-        except DamagedDatabase as e:
-            if all(b != c or t != e.what for b, t in self.bad):
-                self.bad.append((c, e.what))
-            m = min(self.size, (c + 1) * self.chunk) - c * self.chunk
-            got = (np.zeros(m, np.uint8), np.zeros(m, self.dtype))
-        self.held[c] = got
-        self.bytes += got[0].nbytes + got[1].nbytes
-        while self.bytes > self.limit and len(self.held) > 1:
-            _, (v, r) = self.held.popitem(last=False)
-            self.bytes -= v.nbytes + r.nbytes
-        return got
-
-    def copy(self, lo: int, hi: int, v_out: np.ndarray, r_out: np.ndarray) -> None:
-        """value and remoteness of [lo, hi) into v_out, r_out."""
-        ch = self.chunk
-        for c in range(lo // ch, -(-hi // ch)):
-            s = c * ch
-            x, y = max(lo, s), min(hi, s + ch)
-            v, r = self.get(c)
-            v_out[x - lo:y - lo] = v[x - s:y - s]
-            r_out[x - lo:y - lo] = r[x - s:y - s]
 
 
 class _Marks:
@@ -125,43 +95,119 @@ class _Marks:
         self.arr = chunk_array(arr)
         self.chunk = chunk
 
-    def read(self, lo: int, hi: int, out: np.ndarray) -> None:
-        ch = self.chunk
-        for c in range(lo // ch, -(-hi // ch)):
-            s = c * ch
-            x, y = max(lo, s), min(hi, s + ch)
-            out[x - lo:y - lo] = self.arr.read_chunk(c)[x - s:y - s]
+    def read_chunk(self, c: int, out: np.ndarray) -> None:
+        self.arr.read_chunk(c, out)
 
-    def push(self, lo: int, marks: np.ndarray) -> None:
-        """Marks of [lo, lo + len(marks)) into the store (the larger byte wins)."""
-        ch, hi = self.chunk, lo + marks.size
-        for c in range(lo // ch, -(-hi // ch)):
-            s = c * ch
-            x, y = max(lo, s), min(hi, s + ch)
-            part = marks[x - lo:y - lo]
-            if not part.any():
-                continue
-            cur = self.arr.read_chunk(c).copy()
-            np.maximum(cur[x - s:y - s], part, out=cur[x - s:y - s])
-            self.arr.write_chunk(c, cur)
+    def write(self, c: int, marks: np.ndarray) -> None:
+        """Chunk c's marks (a superset of those stored: the pool read them in)."""
+        self.arr.write_chunk(c, marks)
 
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+class _Pool:
+    """Decoded chunks of the database in `slots` slots, each with the reach marks pushed to
+    it; the least recently used is given up for another, its marks stored (`_Marks`) when
+    they changed, and every slot's before a record (`flush`). A task's moves reach the same
+    chunks as its neighbours' (Connect-4 6x6: 5,071 distinct chunks in 60 tasks that read
+    57,240), so a chunk is read about once where pages of whole child tiers read each
+    chunk 150 times. A chunk that fails (checksum, digest, missing) reads as zeros and is
+    named once in `bad`, (chunk, what), as the whole mode names it."""
+
+    def __init__(self, db: Database, marks: _Marks, n: int, slots: int, bad: list):
+        chunk = db._chunk
+        self.db, self.marks, self.n, self.chunk, self.bad = db, marks, n, chunk, bad
+        self.slots = slots
+        self.v = np.empty((slots, chunk), np.uint8)
+        self.r = np.empty((slots, chunk), db.remoteness_array.dtype)
+        self.m = np.empty((slots, chunk), np.uint8)
+        self.dirty = np.zeros(slots, np.uint8)
+        self.where = np.full(-(-n // chunk), -1, np.int32)
+        self.held: OrderedDict[int, int] = OrderedDict()  # chunk: slot, least recent first
+        self.free = list(range(slots))
+        self.reads = 0
+
+    def size(self, c: int) -> int:
+        return min(self.n, (c + 1) * self.chunk) - c * self.chunk
+
+    def hold(self, cs: list[int]) -> None:
+        """Every chunk of `cs` (at most `slots`) held, read side by side on the pool."""
+        wanted = set(cs)
+        for c in cs:
+            if c in self.held:
+                self.held.move_to_end(c)
+        jobs = []
+        for c in cs:
+            if self.where[c] >= 0:
+                continue
+            old = -1
+            if self.free:
+                s = self.free.pop()
+            else:
+                old = next(x for x in self.held if x not in wanted)
+                s = self.held.pop(old)
+                self.where[old] = -1
+            jobs.append((old, c, s))
+        for (_, c, s), what in zip(jobs, run_each(self._swap, jobs), strict=True):
+            self.where[c], self.held[c] = s, s
+            if what is not None and (c, what) not in self.bad:
+                self.bad.append((c, what))
+        self.reads += len(jobs)
+
+    def _swap(self, old: int, c: int, s: int) -> str | None:
+        """Slot s: the marks of chunk `old` (-1: none) stored where they changed, then chunk
+        c and its marks read in; what is wrong with the chunk, or None."""
+        if old >= 0 and self.dirty[s]:
+            self.marks.write(old, self.m[s, :self.size(old)])
+        self.dirty[s] = 0
+        size = self.size(c)
+        self.marks.read_chunk(c, self.m[s, :size])
+        try:
+            self.db.read_chunk(c, (self.v[s, :size], self.r[s, :size]))
+        except DamagedDatabase as e:
+            self.v[s, :size] = 0
+            self.r[s, :size] = 0
+            return e.what
+        return None
+
+    def flush(self) -> None:
+        """The marks of every slot where they changed, stored."""
+        run_each(self._store, [(c, s) for c, s in self.held.items() if self.dirty[s]])
+
+    def _store(self, c: int, s: int) -> None:
+        self.marks.write(c, self.m[s, :self.size(c)])
+        self.dirty[s] = 0
+
+    def copy(self, lo: int, hi: int, ov: np.ndarray, orr: np.ndarray, om: np.ndarray) -> None:
+        """Value, remoteness and reach marks of [lo, hi) into ov, orr, om."""
+        ch = self.chunk
+        cs = list(range(lo // ch, -(-hi // ch)))
+        for i in range(0, len(cs), self.slots):
+            part = cs[i:i + self.slots]
+            self.hold(part)
+            for c in part:
+                s, first = self.where[c], c * ch
+                x, y = max(lo, first), min(hi, first + ch)
+                ov[x - lo:y - lo] = self.v[s, x - first:y - first]
+                orr[x - lo:y - lo] = self.r[s, x - first:y - first]
+                om[x - lo:y - lo] = self.m[s, x - first:y - first]
+
+
 class _Resume:
     """What a stopped tier-by-tier check resumes from, in `<key>.verify` beside a local
     database: its reach marks (`_Marks`) and record.json, what the tasks before `done`
-    found, written by a rename at most every SAVE_EVERY seconds after their pushes are
-    stored. A task after the record is checked again: its pushes again are the same bytes
-    (the larger wins), so the marks of the tasks after it are as an unbroken check's, and
-    so is its report (the random picks' generator is recorded too). A record of another
-    database (solved again), plan (--memory) or option starts the check afresh. The
-    database's lock is held meanwhile: no solve replaces it under the check."""
+    found, written by a rename at most every SAVE_EVERY seconds (and RECORD_SHARE of the
+    time) once the marks of the pool are stored. A task after the record is checked again:
+    it marks what it marked before (marks are only ever added), so the marks of the tasks
+    after it are as an unbroken check's, and so is its report (the random picks'
+    generator is recorded too). A record of another database (solved again), plan
+    (--memory) or option starts the check afresh. The database's lock is held meanwhile:
+    no solve replaces it under the check."""
 
     def __init__(self, db: Database, identity: dict):
         self.folder = verify_path(db.path) if isinstance(db.path, Path) else None
-        self.identity, self.saved = identity, None
+        self.identity, self.saved, self.cost = identity, None, 0.0
         self.record: dict | None = None
         if self.folder is None:
             return
@@ -177,14 +223,20 @@ class _Resume:
         except OSError:  # a database this user may read, not write: checked in scratch
             self.folder = None
 
-    def save(self, state: dict) -> None:
+    def save(self, state, flush) -> None:
+        """A record of `state()` once `flush()` has stored the marks it counts on: at most
+        every SAVE_EVERY seconds, and RECORD_SHARE of the time (Connect-4 6x6 stores a
+        few thousand chunks of marks a record)."""
         now = time.monotonic()
-        if self.folder is None or (self.saved is not None and now - self.saved < SAVE_EVERY):
+        if self.folder is None or (self.saved is not None and now - self.saved < max(
+                SAVE_EVERY, self.cost / RECORD_SHARE)):
             return
+        flush()
         tmp = self.folder / f"record.json.{os.getpid()}"
-        tmp.write_text(json.dumps({"identity": self.identity, **state}))
+        tmp.write_text(json.dumps({"identity": self.identity, **state()}))
         os.replace(tmp, self.folder / "record.json")
-        self.saved = now
+        self.saved = time.monotonic()
+        self.cost = self.saved - now
 
 
 def identity(db: Database, p, n: int, seed: int, sample: int, show: int) -> dict:
@@ -197,41 +249,22 @@ def identity(db: Database, p, n: int, seed: int, sample: int, show: int) -> dict
             "sample": sample, "show": show}
 
 
-def _pages(parts: list[tuple[int, int]], size: int) -> list[list[tuple[int, int]]]:
-    """Hash intervals `parts` (sorted) in pages of at most `size` slots."""
-    pages: list[list[tuple[int, int]]] = []
-    page: list[tuple[int, int]] = []
-    held = 0
-    for x, y in parts:
-        while x < y:
-            take = min(y - x, size - held)
-            page.append((x, x + take))
-            held += take
-            x += take
-            if held == size:
-                pages.append(page)
-                page, held = [], 0
-    if page:
-        pages.append(page)
-    return pages
-
-
 def tier_plan(game: Game, budget: int, rem_itemsize: int, chunk: int):
     """The tasks of a tier-by-tier check within `budget` bytes: (plan, own slots of the
-    largest task, page slots). A third of the budget bounds a task's own range (a loopy
-    tier is held whole, whatever its size); a page takes what is left beside two cached
-    chunks. GsolveError when even the least does not fit: the largest task, a page of a
-    quarter chunk and two chunks."""
+    largest task, chunks the pool holds, whether a task's moves are listed). A third of
+    the budget bounds a task's own range (a loopy tier is held whole, whatever its size);
+    the moves of its positions are listed where that takes at most 1/LIST_SHARE of it; the
+    pool takes what is left but 1/RESERVE. GsolveError when even the least does not fit:
+    the largest task and a pool of two chunks."""
     from solver.engine.plan import plan, task_cap
 
     own_bytes = OWN_BYTES - 1 + rem_itemsize
-    page_bytes = PAGE_BYTES + rem_itemsize
-    cache = 2 * chunk * (1 + rem_itemsize)
+    slot_bytes = chunk * (SLOT_BYTES + rem_itemsize)
+    nchunks = -(-game.hash_size // chunk)
     most = max(1, min(task_cap(game.hash_size), budget // 3 // own_bytes))
     p = plan(game, None, chunk=chunk, max_task=most)
     own = max(t.size for t in p.tasks)
-    outside = max(sum(e - s for s, e in t.segments) - t.size for t in p.tasks)
-    least = own * own_bytes + min(outside, max(1, chunk // 4)) * page_bytes + cache
+    least = own * own_bytes + 2 * slot_bytes + nchunks * CHUNK_BYTES
     if least > budget:
         big = max(p.tasks, key=lambda t: t.size)
         what = (f"tier {p.tiers[big.pieces[0][0]].label}, held whole"
@@ -242,8 +275,11 @@ def tier_plan(game: Game, budget: int, rem_itemsize: int, chunk: int):
             f"more than the {size(budget)} of --memory (its largest task, {what}, holds "
             f"{own:,} positions, {own_bytes} bytes each): raise --memory, or check a sample "
             "with --sample N")
-    page = max(1, min(outside, (budget - own * own_bytes - cache) // page_bytes))
-    return p, own, page
+    listing = own * (8 * game.max_children + 2)  # the moves, and how many
+    listed = least + listing <= budget and listing <= budget // LIST_SHARE
+    slots = (budget - budget // RESERVE - least + 2 * slot_bytes - listed * listing
+             ) // slot_bytes
+    return p, own, int(min(nchunks, max(2, slots))), listed
 
 
 def by_tiers(game: Game, db: Database, report: Report, bad_chunks: list, budget: int,
@@ -253,7 +289,7 @@ def by_tiers(game: Game, db: Database, report: Report, bad_chunks: list, budget:
 
     n, chunk = game.hash_size, db._chunk
     dtype = db.remoteness_array.dtype
-    p, own, page = tier_plan(game, budget, dtype.itemsize, chunk)
+    p, own, slots, listed = tier_plan(game, budget, dtype.itemsize, chunk)
     local = isinstance(db.path, Path)
     with writer_lock(db.path, game.describe()) if local else contextlib.nullcontext():
         resume = _Resume(db, identity(db, p, n, seed, sample, show))
@@ -261,7 +297,7 @@ def by_tiers(game: Game, db: Database, report: Report, bad_chunks: list, budget:
         kept = False  # a stopped check's marks, kept to resume from
         try:
             _check(game, db, report, bad_chunks, budget, show, sample, seed, progress, p,
-                   own, page, marks, resume)
+                   own, listed, _Pool(db, marks, n, slots, bad_chunks), resume)
         except GsolveError:  # a wrong tier list: checked again, it fails again
             raise
         except BaseException:
@@ -273,10 +309,10 @@ def by_tiers(game: Game, db: Database, report: Report, bad_chunks: list, budget:
 
 
 def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: int,
-           show: int, sample: int, seed: int, progress: Progress, p, own: int, page: int,
-           marks: _Marks, resume: _Resume) -> None:
-    from solver.engine.task import outside, runs
-    from solver.kernels.verify import NO_CHILD
+           show: int, sample: int, seed: int, progress: Progress, p, own: int, listed: bool,
+           pool: _Pool, resume: _Resume) -> None:
+    from solver.engine.task import runs
+    from solver.kernels.verify import LISTED, NO_CHILD
 
     report.mode = "tiers"
     n, puzzle, chunk = game.hash_size, game.puzzle, db._chunk
@@ -284,19 +320,15 @@ def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: i
     report.tasks, report.memory = len(p.tasks), budget
     k = kernels(game.module, TEMPLATE)
     warm_tiers(game, dtype)
-    left = budget - own * (OWN_BYTES - 1 + dtype.itemsize) - page * (PAGE_BYTES + dtype.itemsize)
-    # what is left beside the task's own arrays and its page: a cache of decoded chunks,
-    # half of it at most (Connect-4 6x4 in 0.25 GiB reads 199 chunks instead of 153 but
-    # peaks 90 MiB lower), two chunks at least
-    chunks = _Chunks(db.read_chunk, chunk, n, dtype, max(left // 2, 2 * chunk * (
-        1 + dtype.itemsize)), bad_chunks)
     OV, OR = np.empty(own, np.uint8), np.empty(own, dtype)
     OM, ACC = np.empty(own, np.uint8), np.empty(own, np.int32)
-    PV, PR, PM = np.empty(page, np.uint8), np.empty(page, dtype), np.empty(page, np.uint8)
+    need = np.zeros(pool.where.size, np.uint8)
+    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
+    KIDS = np.empty(own * mc if listed else 0, np.int64)
+    NKID = np.empty(own if listed else 0, np.int16)
     err = np.zeros(1, np.int64)
     counts = np.zeros(256, np.int64)
     longest, start, reachable, problems, done, earlier = 0, (0, 0), 0, 0, 0, 0.0
-    ctx, mc, ss = game.ctx, game.max_children, game.scratch_size
     rng = np.random.default_rng(seed)
     picks: list[np.ndarray] = []
     example: dict[int, int] = {}  # a damaged chunk: the first reached position it held
@@ -332,39 +364,30 @@ def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: i
         a, b = task.a, task.b
         size = b - a
         ov, orr, om, acc = OV[:size], OR[:size], OM[:size], ACC[:size]
-        chunks.copy(a, b, ov, orr)
-        marks.read(a, b, om)
+        kids, nkid = KIDS[:size * mc if listed else 0], NKID[:size if listed else 0]
+        pool.copy(a, b, ov, orr, om)
         if a <= game.start < b:
             om[game.start - a] = max(1, om[game.start - a])
         acc[:] = NO_CHILD
         gstart = np.array([s for s, _ in task.segments], np.int64)
         gstop = np.array([e for _, e in task.segments], np.int64)
-        parts = [(x, y) for _, x, y in outside(task)]
-        pages = _pages(parts, page) or [[]]
-        for j, pg in enumerate(pages):
-            pstart = np.array([x for x, _ in pg], np.int64)
-            pstop = np.array([y for _, y in pg], np.int64)
-            sizes = pstop - pstart
-            poff = np.zeros(len(pg), np.int64)
-            poff[1:] = np.cumsum(sizes)[:-1]
-            held = int(sizes.sum())
-            pv, pr, pm = PV[:held], PR[:held], PM[:held]
-            for (x, y), o in zip(pg, poff.tolist(), strict=True):
-                chunks.copy(x, y, pv[o:o + y - x], pr[o:o + y - x])
-            pm[:] = 0
-            args = (ctx, om, ov, orr, acc, a, b, gstart, gstop, pstart, pstop, poff, pv,
-                    pr, pm, err)
-            if j == 0:  # reach: parents first, to a fixed point inside a loopy tier
-                for lo, hi, in_tier, _ in reversed(runs(task)):
-                    while (run_blocks(k.expand, args, lo, hi, lo, hi, True, puzzle, mc,
-                                      ss) > 0 and in_tier):
-                        pass
-                if err[0]:
-                    raise _wrong_tiers(game, int(err[0]) - 1, task, p)
-            else:
-                run_blocks(k.expand, args, a, b, a, b, False, puzzle, mc, ss)
-            for (x, y), o in zip(pg, poff.tolist(), strict=True):
-                marks.push(x, pm[o:o + y - x])
+        # reach: parents first, to a fixed point inside a loopy tier, listing the chunks
+        # of the children outside the task; then every reached position re-derived from
+        # its children, those chunks a pool at a time
+        need[:] = 0
+        for lo, hi, in_tier, _ in reversed(runs(task)):
+            while (run_blocks(k.reach, (ctx, om, a, b, need, chunk, kids, nkid), lo, hi, lo,
+                              hi, mc, ss) > 0 and in_tier):
+                pass
+        om[om == LISTED] = 1
+        needed = np.flatnonzero(need).tolist()
+        args = (ctx, om, ov, orr, acc, a, b, gstart, gstop, pool.where, chunk, pool.v,
+                pool.r, pool.m, pool.dirty, kids, nkid, err)
+        for j in range(0, max(1, len(needed)), pool.slots):
+            pool.hold(needed[j:j + pool.slots])
+            run_blocks(k.expand, args, a, b, a, b, j == 0, puzzle, mc, ss)
+            if err[0]:
+                raise _wrong_tiers(game, int(err[0]) - 1, task, p)
         run_blocks(k.settle, (om, ov, orr, acc, a), a, b, puzzle)
 
         # what it holds: counts, problems, a damaged chunk's reached position, picks
@@ -394,7 +417,7 @@ def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: i
         want = -(-sample * size // n) + 1
         slots = np.unique(rng.integers(a, b, size=min(64 * want, 1 << 20)))
         picks.append(slots[om[slots - a] != 0][:want])
-        resume.save(state(step + 1))
+        resume.save(lambda step=step: state(step + 1), pool.flush)
         progress.update("reach and re-derive", step + 1, f"{step + 1}/{len(order)} tasks")
         progress.fraction((step + 1) / len(order))
     report.seconds_before = earlier

@@ -299,15 +299,23 @@ class Database:
     def open(cls, game: Game, root: str | Location | None = None) -> Database:
         return cls(group_path(root, game), game)
 
-    def read_chunk(self, c: int) -> tuple[np.ndarray, np.ndarray]:
-        """Values and remoteness of chunk c, uncached; a checksum failure is a
-        DatabaseError naming the chunk."""
+    def read_chunk(self, c: int, into: tuple[np.ndarray, np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Values and remoteness of chunk c, uncached (in `into`'s arrays of the chunk's
+        in-bounds size, where given); a checksum failure is a DatabaseError naming the
+        chunk."""
         a, b = c * self._chunk, min((c + 1) * self._chunk, self.size)
         out = []
         for k, (name, arr) in enumerate(zip(ARRAYS, self._chunked, strict=True)):
+            dest = None if into is None else into[k]
             try:
-                out.append(self._read_bound(k, name, arr, c) if hasattr(arr, "read_raw")
-                           else arr[a:b])
+                if hasattr(arr, "read_raw"):
+                    out.append(self._read_bound(k, name, arr, c, dest))
+                elif dest is None:
+                    out.append(arr[a:b])
+                else:
+                    dest[:] = arr[a:b]
+                    out.append(dest)
             except DamagedDatabase:
                 raise
             except Exception as e:
@@ -317,7 +325,8 @@ class Database:
                                                    what), c) from None
         return out[0], out[1]
 
-    def _read_bound(self, k: int, name: str, arr, c: int) -> np.ndarray:
+    def _read_bound(self, k: int, name: str, arr, c: int, out: np.ndarray | None = None
+                    ) -> np.ndarray:
         """Chunk `c` of array ARRAYS[k], checked against its digest when there is one, and a
         chunk file lost since the database was opened (a recorded one) is an error, never
         zeros."""
@@ -336,9 +345,12 @@ class Database:
             if any(a <= c < b for a, b in (self.attrs.get("chunks") or {}).get(name, [])):
                 raise self.damaged(_describe_chunk(name, c, self._chunk, self.size,
                                                    "missing"), c)
+            if out is not None:
+                out[:] = 0
+                return out
             return np.zeros(min(self.size, (c + 1) * self._chunk) - c * self._chunk,
                             arr.dtype)
-        return arr.decode(raw, c)
+        return arr.decode(raw, c, out)
 
     def _block(self, c: int) -> tuple[np.ndarray, np.ndarray]:
         got = self._cache.get(c)
