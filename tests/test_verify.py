@@ -193,6 +193,20 @@ def test_a_move_into_a_tier_not_listed_is_an_error(tmp_path, small_chunks):
         verify(wrong, tmp_path, memory=budget)
 
 
+def checked_chunks(root, budget, done):
+    """The chunks inside the first `done` tasks of a check of Connect-4 4x4 (4,096 slots a
+    chunk): their reach marks are of no more use once recorded."""
+    game = get_game("connect4", C4)
+    g = Database(group_path(root, game), game).numbered_game()
+    p = verify_tiers.tier_plan(g, budget, 1, 4096)[0]
+    order = p.run_order[::-1]
+    slots = np.zeros(-(-g.hash_size // 4096) * 4096, bool)
+    for i in order[:done]:
+        slots[p.tasks[i].a:p.tasks[i].b] = True
+    slots[g.hash_size:] = True
+    return set(np.flatnonzero(slots.reshape(-1, 4096).all(axis=1)).tolist())
+
+
 class StopAt(verify_mod.Progress):
     """Ctrl-C (as the command's handler raises it) once `step` tasks are checked."""
 
@@ -227,6 +241,8 @@ def test_a_stopped_tier_check_resumes_where_it_stopped(tmp_path, monkeypatch, ca
                 verify(get_game("connect4", C4), tmp_path, show=10 ** 6,
                        progress=StopAt(stop))
             assert json.loads((folder / "record.json").read_text())["done"] == stop
+            kept = {int(f.name) for f in (folder / "reached" / "c").iterdir()}
+            assert kept and not kept & checked_chunks(tmp_path, budget, stop)
             again = verify(get_game("connect4", C4), tmp_path, show=10 ** 6)
             assert again.resumed == stop and again.seconds >= again.seconds_before > 0
             assert findings(again) == findings(whole), (label, stop)

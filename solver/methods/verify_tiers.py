@@ -102,6 +102,11 @@ class _Marks:
         """Chunk c's marks (a superset of those stored: the pool read them in)."""
         self.arr.write_chunk(c, marks)
 
+    def drop(self, c: int) -> None:
+        """Chunk c's marks removed: its tasks are checked, and recorded."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path / self.arr._key(c))
+
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
 
@@ -175,6 +180,17 @@ class _Pool:
         """The marks of every slot where they changed, stored."""
         run_each(self._store, [(c, s) for c, s in self.held.items() if self.dirty[s]])
 
+    def forget(self, cs: list[int]) -> None:
+        """Chunks of checked and recorded tasks: no task after reads them or marks them
+        (their tiers' parents come before), so their slots are free and their stored marks
+        removed (Connect-4 6x6's marks take 0.2 MB a chunk: 59 GB kept to the end)."""
+        for c in cs:
+            s = self.held.pop(c, None)
+            if s is not None:
+                self.where[c], self.dirty[s] = -1, 0
+                self.free.append(s)
+            self.marks.drop(c)
+
     def _store(self, c: int, s: int) -> None:
         self.marks.write(c, self.m[s, :self.size(c)])
         self.dirty[s] = 0
@@ -223,20 +239,21 @@ class _Resume:
         except OSError:  # a database this user may read, not write: checked in scratch
             self.folder = None
 
-    def save(self, state, flush) -> None:
+    def save(self, state, flush) -> bool:
         """A record of `state()` once `flush()` has stored the marks it counts on: at most
         every SAVE_EVERY seconds, and RECORD_SHARE of the time (Connect-4 6x6 stores a
-        few thousand chunks of marks a record)."""
+        few thousand chunks of marks a record). Whether it was written."""
         now = time.monotonic()
         if self.folder is None or (self.saved is not None and now - self.saved < max(
                 SAVE_EVERY, self.cost / RECORD_SHARE)):
-            return
+            return False
         flush()
         tmp = self.folder / f"record.json.{os.getpid()}"
         tmp.write_text(json.dumps({"identity": self.identity, **state()}))
         os.replace(tmp, self.folder / "record.json")
         self.saved = time.monotonic()
         self.cost = self.saved - now
+        return True
 
 
 def identity(db: Database, p, n: int, seed: int, sample: int, show: int) -> dict:
@@ -348,6 +365,23 @@ def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: i
     t0 = time.perf_counter()
 
     order = p.run_order[::-1]  # parents first
+    part: dict[int, int] = {}  # a chunk partly in the tasks so far: how much of it
+
+    def covered(a: int, b: int) -> list[int]:
+        """The chunks [a, b) completes, with the tasks before it."""
+        whole = []
+        for c in range(a // chunk, -(-b // chunk)):
+            part[c] = part.get(c, 0) + min(b, (c + 1) * chunk) - max(a, c * chunk)
+            if part[c] == pool.size(c):
+                whole.append(c)
+                del part[c]
+        return whole
+
+    checked: list[int] = []  # chunks of checked tasks, forgotten once recorded
+    for step in range(done):
+        checked.extend(covered(p.tasks[order[step]].a, p.tasks[order[step]].b))
+    pool.forget(checked)
+    checked.clear()
 
     def state(step: int) -> dict:
         return {"done": step, "tasks": len(order), "longest": longest, "start": list(start),
@@ -417,7 +451,10 @@ def _check(game: Game, db: Database, report: Report, bad_chunks: list, budget: i
         want = -(-sample * size // n) + 1
         slots = np.unique(rng.integers(a, b, size=min(64 * want, 1 << 20)))
         picks.append(slots[om[slots - a] != 0][:want])
-        resume.save(lambda step=step: state(step + 1), pool.flush)
+        checked.extend(covered(a, b))
+        if resume.save(lambda step=step: state(step + 1), pool.flush) or resume.folder is None:
+            pool.forget(checked)  # after the record: a resumed check starts after them
+            checked.clear()
         progress.update("reach and re-derive", step + 1, f"{step + 1}/{len(order)} tasks")
         progress.fraction((step + 1) / len(order))
     report.seconds_before = earlier
