@@ -93,7 +93,6 @@ class _Marks:
             arr = create_array(group, "reached", (n,), np.uint8, chunk=chunk, scratch=True,
                                overwrite=True)
         self.arr = chunk_array(arr)
-        self.chunk = chunk
 
     def read_chunk(self, c: int, out: np.ndarray) -> None:
         self.arr.read_chunk(c, out)
@@ -131,7 +130,6 @@ class _Pool:
         self.where = np.full(-(-n // chunk), -1, np.int32)
         self.held: OrderedDict[int, int] = OrderedDict()  # chunk: slot, least recent first
         self.free = list(range(slots))
-        self.reads = 0
 
     def size(self, c: int) -> int:
         return min(self.n, (c + 1) * self.chunk) - c * self.chunk
@@ -158,7 +156,6 @@ class _Pool:
             self.where[c], self.held[c] = s, s
             if what is not None and (c, what) not in self.bad:
                 self.bad.append((c, what))
-        self.reads += len(jobs)
 
     def _swap(self, old: int, c: int, s: int) -> str | None:
         """Slot s: the marks of chunk `old` (-1: none) stored where they changed, then chunk
