@@ -6,6 +6,7 @@ healthy and damaged databases, whatever its pages and tasks; a solve whose store
 disagree with its tally, or whose start or start's moves do not follow from their
 children, must fail with one line and leave no complete database."""
 
+import functools
 import itertools
 import json
 
@@ -138,6 +139,70 @@ def test_tiers_find_what_the_whole_check_finds(tmp_path, monkeypatch, small_chun
                 tiers = verify(get_game(name, variant), tmp_path, show=10 ** 6)
             assert tiers.mode == "tiers" and tiers.symmetry == symmetry
             assert findings(tiers) == findings(whole), (label, budget)
+
+
+def first_budget(fits, lo: int, hi: int) -> int:
+    """The least budget in (lo, hi] for which fits(budget) holds, fits(lo) not holding and
+    fits(hi) holding (a bisection: fits changes once in between)."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    return hi
+
+
+def test_tiers_around_each_threshold_of_their_plan(tmp_path, monkeypatch, small_chunks):
+    """--memory fuzzed around every threshold of the tier-by-tier plan (its least, its
+    tasks getting fewer, its pool past two chunks, its moves listed): a byte under the
+    least is refused, and at and beside each threshold a healthy and a damaged database
+    give exactly the whole check's findings."""
+    game = get_game("connect4", C4)
+    solve(game, "dfs", root=tmp_path)
+    db = Database(group_path(tmp_path, game), game)
+    g, itemsize = db.numbered_game(), db.remoteness_array.dtype.itemsize
+
+    def shape(budget):
+        try:
+            p, _own, slots, listed = verify_tiers.tier_plan(g, budget, itemsize, db.chunk_size)
+        except GsolveError:
+            return None
+        return len(p.tasks), listed, min(slots, 3)
+
+    def changed(was, budget):
+        return shape(budget) != was
+
+    smallest = first_budget(lambda b: shape(b) is not None, 1, least(game, tmp_path))
+    budgets = {smallest, smallest + 1}
+    tasks_cut = 0
+    at = smallest
+    while at < 64 * smallest:  # where the shape changes, below and at the change
+        step = int(at * 1.05) + 1
+        if shape(step) != shape(at):
+            edge = first_budget(functools.partial(changed, shape(at)), at, step)
+            fewer = shape(edge)[0] < shape(edge - 1)[0]
+            tasks_cut += fewer
+            if not fewer or tasks_cut <= 2:
+                budgets |= {edge - 1, edge}
+        at = step
+    listing = first_budget(lambda b: shape(b)[1], smallest, 1 << 31)
+    budgets |= {listing - 1, listing, listing + 1}
+    shapes = {shape(b) for b in budgets}
+    assert {s[1] for s in shapes} == {False, True} and {s[2] for s in shapes} == {2, 3}
+    assert len({s[0] for s in shapes}) >= 4, shapes
+    harms = itertools.islice(damages(tmp_path, game), 2)  # swapped, stray
+    for label, harm in itertools.chain([("healthy", lambda: None)], harms):
+        harm()
+        whole = verify(get_game("connect4", C4), tmp_path, show=10 ** 6)
+        assert whole.sound == (label == "healthy")
+        with monkeypatch.context() as m:
+            by_tiers(m, smallest - 1)
+            with pytest.raises(GsolveError, match="a task at a time needs at least"):
+                verify(get_game("connect4", C4), tmp_path)
+        for budget in sorted(budgets):
+            with monkeypatch.context() as m:
+                by_tiers(m, budget)
+                tiers = verify(get_game("connect4", C4), tmp_path, show=10 ** 6)
+            assert tiers.mode == "tiers"
+            assert findings(tiers) == findings(whole), (label, budget, shape(budget))
 
 
 def test_tiers_within_memory_through_the_command(tmp_path, capsys):
