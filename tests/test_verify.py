@@ -174,15 +174,15 @@ def test_tiers_around_each_threshold_of_their_plan(tmp_path, monkeypatch, small_
     budgets = {smallest, smallest + 1}
     tasks_cut = 0
     at = smallest
-    while at < 64 * smallest:  # where the shape changes, below and at the change
+    while at < 64 * smallest:  # each change of shape in turn, below it and at it
         step = int(at * 1.05) + 1
-        if shape(step) != shape(at):
-            edge = first_budget(functools.partial(changed, shape(at)), at, step)
-            fewer = shape(edge)[0] < shape(edge - 1)[0]
-            tasks_cut += fewer
-            if not fewer or tasks_cut <= 2:
-                budgets |= {edge - 1, edge}
-        at = step
+        if shape(step) == shape(at):
+            at = step
+            continue
+        at = first_budget(functools.partial(changed, shape(at)), at, step)
+        tasks_cut += shape(at)[0] < shape(at - 1)[0]
+        if shape(at)[1:] != shape(at - 1)[1:] or tasks_cut <= 2:  # pool, listing
+            budgets |= {at - 1, at}
     listing = first_budget(lambda b: shape(b)[1], smallest, 1 << 31)
     budgets |= {listing - 1, listing, listing + 1}
     shapes = {shape(b) for b in budgets}
