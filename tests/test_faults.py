@@ -187,7 +187,7 @@ def test_storing_the_record_takes_a_small_share_of_the_time(monkeypatch):
             stores.append(kw)
 
     monkeypatch.setattr(manager, "sync_written", lambda: None)
-    p = SimpleNamespace(tasks=[SimpleNamespace(pieces=[]) for _ in range(100)])
+    p = SimpleNamespace(tasks=[SimpleNamespace(pieces=[], a=i, b=i + 1) for i in range(100)])
     record = manager.Record(SlowStore(), p, [])
     t0 = time.monotonic()
     for i in range(100):  # 2 s of tasks: one store, the next due 3 s after it
@@ -207,6 +207,32 @@ def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkey
     c = cuts[solved[-1]] // database.CHUNK
     f = partial_path(path) / "value" / "c" / str(c)
     f.write_bytes(f.read_bytes()[:-5])  # cut short: its checksum fails
+    manager.solve_into(game, path, max_task=1 << 12)
+    ref = tmp_path / "ref"
+    solve(get_game("connect4", C4), "dfs", root=ref)
+    a, b = Database.open(game, tmp_path), Database.open(game, ref)
+    for (_, v1, r1), (_, v2, r2) in zip(a.chunks(), b.chunks(), strict=True):
+        assert np.array_equal(v1, v2) and np.array_equal(r1, r2)
+
+
+def test_a_solved_tasks_reach_bytes_are_deleted_and_the_resume_is_exact(tmp_path,
+                                                                         monkeypatch):
+    """Once a task's solve is in the stored record and no longer among its recent tasks
+    (which a resume may run again), its reach chunks are deleted (a chunk once every task
+    it holds is), the others kept; a solve stopped half-way through its solve phase
+    resumes to the reference's bytes."""
+    game, path = interrupted(tmp_path, monkeypatch, stop=85)  # of 50 tasks a phase
+    attrs = dict(database.stores.open_group(partial_path(path), "r").attrs)
+    cuts, n = attrs["task_cuts"], len(attrs["task_cuts"]) - 1
+    recent = {i for ph, i in attrs["recent_tasks"] if ph == "solve"}
+    solved = set(manager._unbits(attrs["solve_done"], n)) - recent
+    assert 0 < len(solved) < n and recent
+    files = {int(f.name) for f in (partial_path(path) / "reached" / "c").iterdir()
+             if f.name.isdigit()}
+    for c in range(cuts[-1] // database.CHUNK + 1):
+        lo, hi = c * database.CHUNK, (c + 1) * database.CHUNK
+        held = {i for i in range(n) if cuts[i] < hi and cuts[i + 1] > lo}
+        assert (c in files) == (not held <= solved), c
     manager.solve_into(game, path, max_task=1 << 12)
     ref = tmp_path / "ref"
     solve(get_game("connect4", C4), "dfs", root=ref)

@@ -16,6 +16,7 @@ This module is the method "tiers" of solver/methods/registry.py (its protocol: `
 
 from __future__ import annotations
 
+import bisect
 import time
 from pathlib import Path
 
@@ -263,6 +264,8 @@ class Record:
         self.runs.append({"started": now(), "wall_seconds": 0.0, "cpu_seconds": 0.0,
                           "peak_bytes": 0, "tasks": 0})
         self.clock = (time.monotonic(), time.process_time())
+        self.cuts = [t.a for t in p.tasks] + [p.tasks[-1].b] if p.tasks else [0]
+        self.spent: set[int] = set()  # solved tasks whose reach bytes are deleted
 
     def piece(self, t: int, lo: int, hi: int) -> None:
         self.tiers_left[t] -= hi - lo
@@ -300,10 +303,11 @@ class Record:
         self.runs[-1].update(wall_seconds=round(self.last - self.clock[0], 1),
                              cpu_seconds=round(time.process_time() - self.clock[1], 1),
                              peak_bytes=peak_rss())
-        attrs = {f"{ph}_done": _bits(d, self.n) for ph, d in self.done.items()}
+        done = {ph: set(d) for ph, d in self.done.items()}  # what this record holds
+        attrs = {f"{ph}_done": _bits(d, self.n) for ph, d in done.items()}
         attrs["runs"] = self.runs
         attrs["task_tally"] = {str(i): t for i, t in sorted(self.tally.items())}
-        attrs["recent_tasks"] = self.recent
+        attrs["recent_tasks"] = recent = [list(x) for x in self.recent]
         if self.small:
             attrs["tiers_done"] = sorted(set(self.tiers_done))
         # the chunk files of every task in this record on disk before it is stored: a task
@@ -312,6 +316,29 @@ class Record:
         t0 = time.monotonic()
         self.store.set_attrs(**attrs)
         self.every = max(1.0, (time.monotonic() - t0) / RECORD_SHARE)
+        self._spend(done["solve"], {i for ph, i in recent if ph == "solve"})
+
+    def _spend(self, solved: set[int], recent: set[int]) -> None:
+        """Delete the reach bytes of the tasks `solved` in the record just stored but not
+        among its `recent` ones (`_recheck` may run those again, from their reach bytes),
+        chunk by chunk where every task a chunk holds is solved: only a task's own solve
+        reads them, and a big solve's take about as much disk as its database (Connect-4
+        7x5: 25 GB at a quarter of the reach), which the solve phase writes beside them."""
+        new = sorted(solved - recent - self.spent)
+        if not new or REACHED not in self.store.group:
+            return
+        from solver.storage.chunks import chunk_array
+
+        self.store.sync_attrs()  # the record on disk before what only it says is spent
+        arr = chunk_array(self.store.group[REACHED])
+        for i in new:
+            for c in range(self.cuts[i] // arr.chunk, (self.cuts[i + 1] - 1) // arr.chunk + 1):
+                lo, hi = c * arr.chunk, min(arr.n, (c + 1) * arr.chunk)
+                first = bisect.bisect_right(self.cuts, lo) - 1
+                last = bisect.bisect_left(self.cuts, hi) - 1
+                if all(t in solved and t not in recent for t in range(first, last + 1)):
+                    arr.drop_chunk(c)
+        self.spent.update(new)
 
 
 def _recheck(store: PartialStore, p: Plan, record: Record) -> None:

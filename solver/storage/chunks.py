@@ -17,6 +17,7 @@ solver/storage/writing.py `seal`, checked by solver/storage/database.py on open 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -104,6 +105,19 @@ class ChunkArray:
 
     def _size(self, c: int) -> int:
         return min(self.n, (c + 1) * self.chunk) - c * self.chunk
+
+    def drop_chunk(self, c: int) -> None:
+        """Chunk `c`'s stored bytes deleted (it then reads as the fill value); none is fine."""
+        from zarr.storage import LocalStore
+
+        key = self._key(c)
+        if type(self.store) is LocalStore:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.store.root}/{key}")
+        else:
+            from zarr.core.sync import sync
+
+            sync(self.store.delete(key))
 
     def decode(self, raw, c: int, out: np.ndarray | None = None) -> np.ndarray:
         """Chunk `c`'s in-bounds values from its stored bytes (a zarr Buffer, or what

@@ -7,6 +7,7 @@ Whole: the arrays, then the seal (the chunk record and digests, the attributes' 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -172,6 +173,16 @@ class PartialStore:
 
     def set_attrs(self, **kw) -> None:
         self.group.update_attributes(kw)
+
+    def sync_attrs(self) -> None:
+        """The attributes stored last on disk (an fsync of the group's metadata), where the
+        store is a local folder (an object store's write is whole once it returns)."""
+        if isinstance(self.path, Path):
+            fd = os.open(self.path / "zarr.json", os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     def damaged(self, e: Exception) -> DatabaseError:
         return DatabaseError(
