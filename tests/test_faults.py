@@ -198,6 +198,16 @@ def test_storing_the_record_takes_a_small_share_of_the_time(monkeypatch):
     assert len(stores) == 2 and len(manager._unbits(stores[-1]["reach_done"], 100)) == 100
 
 
+def resumed_as_reference(game, path, root) -> None:
+    """The stopped solve at `path` resumed: its database byte for byte a dfs solve's."""
+    manager.solve_into(game, path, max_task=1 << 12)
+    ref = root / "ref"
+    solve(get_game("connect4", C4), "dfs", root=ref)
+    a, b = Database.open(game, root), Database.open(game, ref)
+    for (_, v1, r1), (_, v2, r2) in zip(a.chunks(), b.chunks(), strict=True):
+        assert np.array_equal(v1, v2) and np.array_equal(r1, r2)
+
+
 def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkeypatch):
     game, path = interrupted(tmp_path, monkeypatch, stop=60)
     attrs = dict(database.stores.open_group(partial_path(path), "r").attrs)
@@ -207,12 +217,7 @@ def test_a_damaged_chunk_of_a_recent_solve_task_is_solved_again(tmp_path, monkey
     c = cuts[solved[-1]] // database.CHUNK
     f = partial_path(path) / "value" / "c" / str(c)
     f.write_bytes(f.read_bytes()[:-5])  # cut short: its checksum fails
-    manager.solve_into(game, path, max_task=1 << 12)
-    ref = tmp_path / "ref"
-    solve(get_game("connect4", C4), "dfs", root=ref)
-    a, b = Database.open(game, tmp_path), Database.open(game, ref)
-    for (_, v1, r1), (_, v2, r2) in zip(a.chunks(), b.chunks(), strict=True):
-        assert np.array_equal(v1, v2) and np.array_equal(r1, r2)
+    resumed_as_reference(game, path, tmp_path)
 
 
 def test_a_solved_tasks_reach_bytes_are_deleted_and_the_resume_is_exact(tmp_path,
@@ -233,12 +238,7 @@ def test_a_solved_tasks_reach_bytes_are_deleted_and_the_resume_is_exact(tmp_path
         lo, hi = c * database.CHUNK, (c + 1) * database.CHUNK
         held = {i for i in range(n) if cuts[i] < hi and cuts[i + 1] > lo}
         assert (c in files) == (not held <= solved), c
-    manager.solve_into(game, path, max_task=1 << 12)
-    ref = tmp_path / "ref"
-    solve(get_game("connect4", C4), "dfs", root=ref)
-    a, b = Database.open(game, tmp_path), Database.open(game, ref)
-    for (_, v1, r1), (_, v2, r2) in zip(a.chunks(), b.chunks(), strict=True):
-        assert np.array_equal(v1, v2) and np.array_equal(r1, r2)
+    resumed_as_reference(game, path, tmp_path)
 
 
 def test_a_damaged_reach_chunk_refuses_the_resume_in_one_line(tmp_path, monkeypatch, capsys):
