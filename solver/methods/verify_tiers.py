@@ -103,8 +103,7 @@ class _Marks:
 
     def drop(self, c: int) -> None:
         """Chunk c's marks removed: its tasks are checked, and recorded."""
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path / self.arr._key(c))
+        self.arr.drop_chunk(c)
 
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
